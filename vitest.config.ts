@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config'
+
+// Native code may crash a worker, and escape probes spawn real processes:
+// each test file runs in its own forked process.
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    typecheck: { enabled: true, tsconfig: './tsconfig.json', include: ['test/**/*.test-d.ts'] },
+  },
+})
