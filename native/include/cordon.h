@@ -1,0 +1,58 @@
+/*
+ * cordon.h — the plain C contract between the OS-specific confinement code,
+ * the launcher executable and the N-API binding (native/binding.cc).
+ *
+ * Nothing here depends on Node. Every fallible function fills a
+ * `struct cordon_err` (step, syscall, errno) so that the caller can report
+ * *which* protection could not be applied instead of a free-text message.
+ */
+#ifndef CORDON_H
+#define CORDON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct cordon_err {
+  const char *step;    /* launcher step, e.g. "landlock" */
+  const char *syscall; /* failing call, e.g. "landlock_restrict_self" */
+  int err;             /* errno value (0 when the failure is a policy check) */
+  char detail[256];    /* optional human detail (a path, a syscall name) */
+};
+
+void cordon_err_set(struct cordon_err *e, const char *step, const char *syscall, int err);
+
+/* ---------- probe (what the kernel offers) ---------- */
+struct cordon_probe {
+  int landlock_abi;     /* highest ABI, or -1 */
+  int landlock_errno;   /* why not (ENOSYS: not built, EOPNOTSUPP: disabled at boot) */
+  int landlock_errata;  /* errata bitmask (ABI >= 7 kernels), -1 when unknown */
+  int seccomp;          /* 1 when seccomp filters can be installed */
+  int seccomp_errno;
+  int userns;           /* 1 when an unprivileged user+mount namespace works */
+  int userns_errno;
+  const char *userns_step; /* "unshare" or "mount" when userns == 0 */
+  int max_user_namespaces;            /* -1 unknown */
+  int unprivileged_userns_clone;      /* Debian sysctl, -1 when absent */
+  int apparmor_restrict_userns;       /* Ubuntu sysctl, -1 when absent */
+  int no_new_privs;     /* state of the calling process */
+  char kernel[128];     /* uname release */
+  char machine[65];
+};
+void cordon_probe_run(struct cordon_probe *p);
+
+/* ---------- hardening of the calling process ---------- */
+struct cordon_hardening {
+  int dumpable_off;  /* PR_SET_DUMPABLE 0 applied */
+  int core_zero;     /* RLIMIT_CORE 0 applied */
+  int scrubbed;      /* number of LD_ / DYLD_ variables removed */
+};
+int cordon_harden_self(struct cordon_hardening *h, struct cordon_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

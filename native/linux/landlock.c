@@ -1,0 +1,134 @@
+/*
+ * landlock.c — filesystem, network and scope restrictions with Landlock
+ * (landlock(7), Documentation/userspace-api/landlock.rst).
+ *
+ * Landlock only ever adds rights to a ruleset that handles (denies) a set of
+ * access types. The TypeScript side already turned "deny reads below X
+ * inside a readable tree" into rules on X's siblings; here every rule is an
+ * allow rule on an existing path.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "landlock-abi.h"
+#include "launcher.h"
+
+#define FS_READ (LL_FS_READ_FILE | LL_FS_READ_DIR)
+/* Rights that make sense on a non-directory (the kernel refuses the others). */
+#define FS_FILE_ONLY (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
+
+int landlock_abi_version(void) {
+  long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+  return v < 0 ? -errno : (int)v;
+}
+
+/* Every filesystem right the negotiated ABI knows is handled, so nothing is
+ * allowed by omission: REFER (ABI 2) stops renaming a file out of a
+ * restricted tree, TRUNCATE (ABI 3) stops truncating read-only files through
+ * O_TRUNC/truncate(2), IOCTL_DEV (ABI 5) stops device ioctls. */
+static uint64_t fs_handled(int abi) {
+  uint64_t m = (1ULL << 13) - 1;
+  if (abi >= 2) m |= LL_FS_REFER;
+  if (abi >= 3) m |= LL_FS_TRUNCATE;
+  if (abi >= 5) m |= LL_FS_IOCTL_DEV;
+  return m;
+}
+
+static uint64_t rights_for(unsigned acc, uint64_t handled) {
+  uint64_t r = 0;
+  if (acc & ACC_READ) r |= FS_READ | LL_FS_EXECUTE;
+  if (acc & ACC_EXEC) r |= LL_FS_EXECUTE;
+  /* A write root gets everything, REFER included, so renames inside it work. */
+  if (acc & ACC_WRITE) r |= handled;
+  if (acc & ACC_DEV) r |= LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_IOCTL_DEV;
+  return r & handled;
+}
+
+static int add_path_rule(int ruleset, const struct ll_rule *rule, uint64_t handled, struct cordon_err *e) {
+  struct ll_path_beneath_attr pb;
+  struct stat st;
+  /* O_PATH|O_NOFOLLOW on the final component: the TS side canonicalised the
+   * path, so a symlink here was planted after planning; do not follow it. */
+  int fd = open(rule->path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return errno == ENOENT ? 1 : (cordon_err_set(e, "landlock", "open", errno), -1);
+  if (fstat(fd, &st) < 0) { close(fd); cordon_err_set(e, "landlock", "fstat", errno); return -1; }
+  if (S_ISLNK(st.st_mode)) { /* swapped for a symlink after planning: fail closed */
+    close(fd);
+    cordon_err_set(e, "landlock", "open", ELOOP);
+    snprintf(e->detail, sizeof e->detail, "%s", rule->path);
+    return -1;
+  }
+  pb.allowed_access = rights_for(rule->access, handled);
+  if (!S_ISDIR(st.st_mode)) pb.allowed_access &= FS_FILE_ONLY;
+  pb.parent_fd = fd;
+  if (pb.allowed_access && syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb, 0) < 0) {
+    cordon_err_set(e, "landlock", "landlock_add_rule", errno);
+    snprintf(e->detail, sizeof e->detail, "%s", rule->path);
+    close(fd);
+    return -1;
+  }
+  close(fd);
+  return 0;
+}
+
+static int create_ruleset(const struct plan *p, int abi, struct applied *a, struct cordon_err *e) {
+  struct ll_ruleset_attr attr = {fs_handled(abi), 0, 0};
+  size_t size = sizeof attr;
+  /* TCP bind/connect handled with no port rule = denied (ABI 4). UDP and
+   * other families are left to seccomp, which denies the socket() call. */
+  if (abi >= 4 && p->ll_network_off) attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+  /* Scopes (ABI 6): no signals to processes outside the sandbox, no connect
+   * to abstract unix sockets created outside it (e.g. a host D-Bus). */
+  if (abi >= 6) {
+    if (p->ll_scope_signal) attr.scoped |= LL_SCOPE_SIGNAL;
+    if (p->ll_scope_abstract_unix) attr.scoped |= LL_SCOPE_ABSTRACT_UNIX_SOCKET;
+  } else {
+    size = 2 * sizeof(uint64_t);
+  }
+  if (abi < 4) size = sizeof(uint64_t); /* older kernels reject unknown tail fields */
+  int fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+  if (fd < 0) { cordon_err_set(e, "landlock", "landlock_create_ruleset", errno); return -1; }
+  a->fs_handled = attr.handled_access_fs;
+  a->net_handled = attr.handled_access_net != 0;
+  a->scoped = (unsigned)attr.scoped;
+  return fd;
+}
+
+static int restrict_self(int ruleset, int abi, const struct plan *p, struct applied *a, struct cordon_err *e) {
+  /* ABI 7: keep logging denials after execve, so the audit log shows what
+   * the sandboxed program tried (off by default for the new program). */
+  unsigned flags = (abi >= 7 && p->ll_log) ? LL_RESTRICT_SELF_LOG_NEW_EXEC_ON : 0;
+  if (syscall(SYS_landlock_restrict_self, ruleset, flags) < 0) {
+    cordon_err_set(e, "landlock", "landlock_restrict_self", errno);
+    return -1;
+  }
+  a->log_flags = (int)flags;
+  return 0;
+}
+
+int step_landlock(const struct plan *p, struct applied *a, struct cordon_err *e) {
+  int abi, ruleset, rc = 0;
+  if (!p->landlock) return 0;
+  abi = landlock_abi_version();
+  if (abi <= 0) {
+    /* Best-effort runs without Landlock and says so; hard refuses. */
+    if (!p->hard) return 0;
+    cordon_err_set(e, "landlock", "landlock_create_ruleset", -abi);
+    return -1;
+  }
+  if (abi > LL_ABI_KNOWN) abi = LL_ABI_KNOWN;
+  if ((ruleset = create_ruleset(p, abi, a, e)) < 0) return -1;
+  for (size_t i = 0; i < p->n_ll_rules && rc >= 0; i++) {
+    rc = add_path_rule(ruleset, &p->ll_rules[i], a->fs_handled, e);
+    if (rc == 1) a->skipped_rules++; /* path vanished since planning: fewer rights, never more */
+  }
+  if (rc >= 0) rc = restrict_self(ruleset, abi, p, a, e);
+  close(ruleset);
+  if (rc < 0) return -1;
+  a->landlock_abi = abi;
+  return 0;
+}

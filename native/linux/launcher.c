@@ -1,0 +1,95 @@
+/*
+ * launcher.c — cordon's pre-exec sequence on Linux.
+ *
+ *   cordon-launcher --plan-fd N --status-fd M
+ *
+ * Reads the plan (JSON) from fd N until EOF, then applies, in this order:
+ *   setsid → parent death signal → cwd → close fds → rlimits →
+ *   capabilities → no_new_privs → Landlock → seccomp (last) → execve.
+ * The order matters: capabilities are dropped before no_new_privs (so a
+ * root caller cannot re-gain them), Landlock needs no_new_privs when
+ * unprivileged, and seccomp goes last so the filter never blocks a setup
+ * call. Any failure is reported on fd M and the launcher exits 125.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "launcher.h"
+
+#define EXIT_SETUP 125
+#define MAX_PLAN (64u << 20) /* a plan is kilobytes; refuse absurd input */
+
+static char *read_all(int fd, size_t *len) {
+  size_t cap = 65536, n = 0;
+  char *buf = malloc(cap + 1);
+  while (buf) {
+    ssize_t r = read(fd, buf + n, cap - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    n += (size_t)r;
+    if (n == cap) {
+      if (cap >= MAX_PLAN) { free(buf); return NULL; }
+      cap *= 2;
+      char *bigger = realloc(buf, cap + 1);
+      if (!bigger) { free(buf); return NULL; }
+      buf = bigger;
+    }
+  }
+  if (buf) buf[n] = 0;
+  *len = n;
+  return buf;
+}
+
+static int parse_fd_arg(int argc, char **argv, const char *flag) {
+  for (int i = 1; i + 1 < argc; i++)
+    if (strcmp(argv[i], flag) == 0) return atoi(argv[i + 1]);
+  return -1;
+}
+
+static int load_plan(int plan_fd, struct plan *p, struct cordon_err *e) {
+  size_t len = 0;
+  const char *at = NULL;
+  char *text = read_all(plan_fd, &len);
+  close(plan_fd);
+  if (!text) { cordon_err_set(e, "plan", "read", errno ? errno : EFBIG); return -1; }
+  struct json *root = json_parse(text, len, &at);
+  if (!root) {
+    cordon_err_set(e, "plan", "parse", EINVAL);
+    strncpy(e->detail, "malformed JSON", sizeof e->detail - 1);
+    return -1;
+  }
+  return plan_from_json(root, p, e);
+}
+
+static int step_cwd(const struct plan *p, struct cordon_err *e) {
+  if (chdir(p->cwd) < 0) { cordon_err_set(e, "cwd", "chdir", errno); strncpy(e->detail, p->cwd, sizeof e->detail - 1); return -1; }
+  return 0;
+}
+
+static int run_steps(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e) {
+  if (step_setsid(e) || step_parent_death(e) || step_cwd(p, e)) return -1;
+  if (step_close_fds(p, status_fd, e) || step_rlimits(p, e)) return -1;
+  if (step_drop_caps(a, e) || step_no_new_privs(a, e)) return -1;
+  if (step_landlock(p, a, e) || step_seccomp(p, a, e)) return -1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  struct plan plan;
+  struct applied applied;
+  struct cordon_err err;
+  int plan_fd = parse_fd_arg(argc, argv, "--plan-fd");
+  int status_fd = parse_fd_arg(argc, argv, "--status-fd");
+  memset(&applied, 0, sizeof applied);
+  memset(&err, 0, sizeof err);
+  if (plan_fd < 3 || status_fd < 3 || fcntl(status_fd, F_SETFD, FD_CLOEXEC) < 0) return EXIT_SETUP;
+  if (load_plan(plan_fd, &plan, &err) == 0 && run_steps(&plan, status_fd, &applied, &err) == 0) {
+    status_write_ok(status_fd, &applied);
+    step_exec(&plan, &err); /* returns only on failure */
+  }
+  status_write_err(status_fd, &err);
+  return EXIT_SETUP;
+}

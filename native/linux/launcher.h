@@ -1,0 +1,98 @@
+/*
+ * launcher.h — internal contract of the Linux launcher executable.
+ *
+ * The launcher is exec'd fresh by the TypeScript side (never forked from
+ * Node), reads one validated plan as JSON from a dedicated fd, applies the
+ * confinement steps in a fixed order and execve()s the command. Doing the
+ * work in a fresh single-threaded process means none of the restrictions
+ * after fork() in a multi-threaded parent apply (see signal-safety(7)).
+ */
+#ifndef CORDON_LAUNCHER_H
+#define CORDON_LAUNCHER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cordon.h"
+
+/* ---------- a tiny JSON DOM (json.c) ---------- */
+enum json_type { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+struct json {
+  enum json_type type;
+  double num;
+  int boolean;
+  char *str;              /* J_STR */
+  char *key;              /* set when this value is an object member */
+  struct json *child;     /* first element / member */
+  struct json *next;      /* next sibling */
+};
+struct json *json_parse(const char *text, size_t len, const char **error_at);
+const struct json *json_get(const struct json *obj, const char *key);
+size_t json_len(const struct json *arr);
+
+/* ---------- the plan (plan.c) ---------- */
+enum cordon_access { ACC_READ = 1, ACC_WRITE = 2, ACC_DEV = 4, ACC_EXEC = 8 };
+
+struct ll_rule { const char *path; unsigned access; };
+
+struct sc_arg { unsigned arg; int op; uint64_t mask; uint64_t value; };
+struct sc_rule {
+  const char *syscall;
+  int action;            /* SC_ERRNO or SC_KILL */
+  int err;               /* errno for SC_ERRNO */
+  struct sc_arg args[3];
+  unsigned nargs;
+};
+enum { SC_ERRNO = 1, SC_KILL = 2 };
+enum { OP_EQ = 1, OP_NE, OP_MASKED_EQ, OP_GT, OP_LT };
+
+struct rlim { int resource; uint64_t soft, hard; };
+
+struct plan {
+  char **argv;
+  char **envp;
+  const char *cwd;
+  int keep_fds[16]; size_t n_keep;
+  int hard;                         /* compat: hard refuses partial enforcement */
+  struct rlim rlimits[8]; size_t n_rlimits;
+  int landlock;                     /* apply Landlock at all */
+  struct ll_rule *ll_rules; size_t n_ll_rules;
+  int ll_network_off;               /* handle TCP bind/connect with no rule */
+  int ll_scope_signal, ll_scope_abstract_unix;
+  int ll_log;                       /* ABI >= 7: log denials after execve */
+  int seccomp;
+  struct sc_rule *sc_rules; size_t n_sc_rules;
+};
+int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e);
+
+/* ---------- what was actually applied, reported to the parent ---------- */
+struct applied {
+  int landlock_abi;         /* negotiated, 0 when not applied */
+  uint64_t fs_handled;      /* Landlock filesystem rights handled */
+  int net_handled;          /* TCP bind/connect denied by Landlock */
+  unsigned scoped;          /* LANDLOCK_SCOPE_* applied */
+  int log_flags;            /* restrict_self flags used */
+  int seccomp_rules;        /* rules loaded, -1 when seccomp off */
+  int no_new_privs;
+  int caps_dropped;         /* eff/perm/inh/ambient empty (verified) */
+  int bounding_dropped;     /* bounding set emptied (needs CAP_SETPCAP) */
+  int skipped_rules;        /* Landlock rules skipped: path vanished */
+};
+
+/* ---------- steps (one file each) ---------- */
+int step_setsid(struct cordon_err *e);
+int step_parent_death(struct cordon_err *e);
+int step_close_fds(const struct plan *p, int status_fd, struct cordon_err *e);
+int step_rlimits(const struct plan *p, struct cordon_err *e);
+int step_drop_caps(struct applied *a, struct cordon_err *e);
+int step_no_new_privs(struct applied *a, struct cordon_err *e);
+int step_landlock(const struct plan *p, struct applied *a, struct cordon_err *e);
+int step_seccomp(const struct plan *p, struct applied *a, struct cordon_err *e);
+int step_exec(const struct plan *p, struct cordon_err *e);
+
+int landlock_abi_version(void);
+
+/* status.c: one JSON line on the close-on-exec status fd */
+void status_write_ok(int fd, const struct applied *a);
+void status_write_err(int fd, const struct cordon_err *e);
+
+#endif

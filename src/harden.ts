@@ -1,0 +1,21 @@
+/**
+ * Harden the calling process: not dumpable (so a sandboxed child running as
+ * the same user cannot read this process's memory through /proc or
+ * ptrace), no core files, no LD_/DYLD_ variables. Explicit, not implicit:
+ * it changes the whole Node process (debuggers can no longer attach).
+ */
+import { SetupError } from './errors.js'
+import { loadNative } from './native/load.js'
+import type { NativeHardening } from './native/binding.js'
+
+export function hardenProcess(): NativeHardening {
+  try {
+    const h = loadNative().binding.hardenSelf()
+    for (const k of Object.keys(process.env)) if (k.startsWith('LD_') || k.startsWith('DYLD_')) delete process.env[k]
+    return h
+  } catch (err) {
+    const e = err as { step?: string; syscall?: string; errno?: number; code?: string }
+    if (e.syscall) throw new SetupError(e.step ?? 'harden', e.syscall, e.errno ?? 0, e.code ?? 'EUNKNOWN')
+    throw err
+  }
+}

@@ -1,0 +1,11 @@
+/** cordon — public API. */
+export { createSandbox, type Sandbox } from './sandbox/sandbox.js'
+export type { SandboxOptions, RunOptions } from './sandbox/options.js'
+export type { SandboxProcess } from './sandbox/run.js'
+export type { SandboxResult } from './sandbox/result.js'
+export type { Enforcement, MissingProtection, EnforcementMode } from './sandbox/enforcement.js'
+export { profileSchema, filesystemSchema, envSchema, limitsSchema, type Profile, type ProfileInput, type SandboxMode, type Compat } from './policy/schema.js'
+export { loadProfile, BUILTIN_PROFILES, DEFAULT_PROFILE } from './policy/profiles.js'
+export { hardenProcess } from './harden.js'
+export { doctor, type DoctorReport } from './doctor.js'
+export * from './errors.js'

@@ -1,0 +1,93 @@
+/**
+ * Build the launcher plan (the JSON the launcher reads on its plan fd) and
+ * the enforcement it is expected to achieve on this host, for Landlock mode.
+ */
+import type { NativeProbe } from '../../native/binding.js'
+import type { ResolvedPolicy } from '../../policy/resolve.js'
+import type { Enforcement, MissingProtection } from '../../sandbox/enforcement.js'
+import { statusOf } from '../../sandbox/enforcement.js'
+import { landlockRules, type LandlockRule } from './landlock-rules.js'
+import { LANDLOCK_FEATURES } from './probe.js'
+import { loadSeccompRules, type SeccompRule } from './seccomp-rules.js'
+
+export interface LauncherPlan {
+  v: 1
+  argv: string[]
+  env: string[]
+  cwd: string
+  compat: 'hard' | 'best-effort'
+  keepFds?: number[]
+  rlimits: { resource: string; soft: string; hard: string }[]
+  landlock: { rules: LandlockRule[]; networkOff: boolean; scopeSignal: boolean; scopeAbstractUnix: boolean; log: boolean } | null
+  seccomp: { rules: { syscall: string; action: string; errno?: number; args: SeccompRule['args'] }[] } | null
+}
+
+export interface PlanContext {
+  policy: ResolvedPolicy
+  probe: NativeProbe
+  /** Protections the caller named explicitly (compat default refuses when they are missing). */
+  explicit: ReadonlySet<string>
+}
+
+function rlimits(policy: ResolvedPolicy): LauncherPlan['rlimits'] {
+  return Object.entries(policy.limits)
+    .filter(([, v]) => v !== undefined)
+    .map(([resource, v]) => ({ resource, soft: String(v), hard: String(v) }))
+}
+
+function seccompRules(network: 'off' | 'on'): NonNullable<LauncherPlan['seccomp']>['rules'] {
+  return loadSeccompRules()
+    .filter((r) => r.when === 'always' || network === 'off')
+    .map(({ syscall, action, errno, args }) => ({ syscall, action, ...(errno !== undefined ? { errno } : {}), args }))
+}
+
+/** The template of a Landlock-mode launch, without argv/env (filled per run). */
+export function buildLandlockPlan(ctx: PlanContext) {
+  const { policy, probe } = ctx
+  const ll = probe.landlockAbi !== null ? landlockRules(policy) : null
+  const template: Omit<LauncherPlan, 'argv' | 'env' | 'compat'> = {
+    v: 1,
+    cwd: policy.cwd,
+    rlimits: rlimits(policy),
+    landlock: ll && { rules: ll.rules, networkOff: policy.network === 'off', scopeSignal: true, scopeAbstractUnix: policy.network === 'off', log: true },
+    seccomp: probe.seccomp ? { rules: seccompRules(policy.network) } : null,
+  }
+  return { template, enforcement: expectedEnforcement(ctx, ll?.narrowed ?? []) }
+}
+
+function missingFor(ctx: PlanContext): MissingProtection[] {
+  const { policy, probe, explicit } = ctx
+  const missing: MissingProtection[] = []
+  const abi = probe.landlockAbi
+  if (abi === null) {
+    missing.push({ protection: 'landlock', explicit: true, reason: `Landlock is unavailable (errno ${probe.landlockErrno}): reads and writes are not confined`, fix: 'boot a kernel ≥ 5.13 with lsm=landlock,… (CONFIG_SECURITY_LANDLOCK=y)' })
+  } else {
+    for (const f of LANDLOCK_FEATURES) if (abi < f.abi) missing.push({ protection: f.protection, explicit: false, reason: f.reason, fix: `a kernel with Landlock ABI ${f.abi}` })
+  }
+  if (!probe.seccomp) missing.push({ protection: 'seccomp', explicit: true, reason: `seccomp filters are unavailable (errno ${probe.seccompErrno})`, fix: 'a kernel with CONFIG_SECCOMP_FILTER' })
+  if (policy.network === 'off' && !probe.seccomp && (abi === null || abi < 4)) missing.push({ protection: 'network', explicit: true, reason: 'neither seccomp nor Landlock ABI 4 can block sockets' })
+  if (policy.protectedPaths.length > 0) missing.push({ protection: 'protected-paths', explicit: explicit.has('protected-paths'), reason: 'protected paths inside write roots need namespace mode (read-only bind mounts); Landlock cannot take rights back below a write root without breaking it', fix: 'install bubblewrap and allow unprivileged user namespaces' })
+  return missing
+}
+
+function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement {
+  const { policy, probe } = ctx
+  const missing = missingFor(ctx)
+  const notes = ['Landlock-only mode: no pid/ipc/network namespaces; a process that double-forks and calls setsid is not killed with the caller']
+  if (policy.denyGlobs.length) notes.push(`deny-read globs (${policy.denyGlobs.join(', ')}) cover the files that matched at launch only`)
+  if (narrowed.length) notes.push(`to keep denied paths unreadable these directories cannot be listed${policy.writeRoots.some((w) => narrowed.includes(w)) ? ' (nor written directly)' : ''}: ${narrowed.join(', ')}`)
+  return {
+    mode: 'landlock',
+    modeReason: 'Landlock + seccomp in the launcher',
+    status: statusOf(probe.landlockAbi !== null || probe.seccomp, missing),
+    landlockAbi: probe.landlockAbi,
+    seccomp: probe.seccomp,
+    noNewPrivs: true,
+    capabilitiesDropped: true,
+    network: policy.network,
+    filesystem: { readAll: policy.readAll, readRoots: policy.readRoots, writeRoots: policy.writeRoots, denyRead: policy.denyRead, protected: policy.protectedPaths, narrowed },
+    envDropped: policy.envDropped,
+    missing,
+    notes,
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Path expansion and canonicalisation for profiles.
+ *
+ * Every path is made absolute and canonical *before* the launch. A symlink
+ * met on the way is followed only if it lies outside every writable root: a
+ * symlink inside a writable root may have been planted by an earlier
+ * sandboxed command to redirect this setup (a bind, a mask, a protected
+ * path) onto the host, so it is refused (fail closed).
+ */
+import { lstatSync, realpathSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { isAbsolute, join, resolve, sep } from 'node:path'
+import { PolicyError } from '../errors.js'
+
+export interface ExpandContext {
+  cwd: string
+  tmpdir: string
+  home?: string
+}
+
+/** `~`, `${cwd}`, `${tmpdir}`, `${home}` and relative paths → absolute, normalised. */
+export function expandPath(raw: string, ctx: ExpandContext): string {
+  const home = ctx.home ?? homedir()
+  let p = raw.replaceAll('${cwd}', ctx.cwd).replaceAll('${tmpdir}', ctx.tmpdir).replaceAll('${home}', home)
+  if (p === '~') p = home
+  else if (p.startsWith('~/')) p = join(home, p.slice(2))
+  const unknown = /\$\{[^}]*\}/.exec(p)
+  if (unknown) throw new PolicyError(`unknown variable ${unknown[0]} (known: \${cwd}, \${tmpdir}, \${home})`, { where: raw })
+  return isAbsolute(p) ? resolve(p) : resolve(ctx.cwd, p)
+}
+
+/** True when `p` is `root` or below it. Both must be canonical. */
+export function isWithin(p: string, root: string): boolean {
+  if (root === '/') return true
+  return p === root || p.startsWith(root + sep)
+}
+
+function lstatOrNull(p: string): ReturnType<typeof lstatSync> | null {
+  try {
+    return lstatSync(p)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return null
+    throw err
+  }
+}
+
+/**
+ * Canonicalise an absolute path component by component. Missing tails are
+ * kept as written (a denied path that does not exist yet is still denied).
+ * A symlink inside one of `writableRoots` (canonical) is refused.
+ */
+export function canonicalize(abs: string, writableRoots: readonly string[], what: string): string {
+  const parts = abs.split(sep).filter(Boolean)
+  let cur = '/'
+  for (let i = 0; i < parts.length; i++) {
+    const next = join(cur, parts[i]!)
+    const st = lstatOrNull(next)
+    if (!st) return join(next, ...parts.slice(i + 1))
+    if (st.isSymbolicLink()) {
+      const planted = writableRoots.find((root) => isWithin(next, root) && next !== root)
+      if (planted) {
+        throw new PolicyError(
+          `${what} ${abs} goes through the symlink ${next}, which lies inside the writable root ${planted}; ` +
+            'sandboxed code could have planted it, so cordon refuses to follow it',
+          { where: what },
+        )
+      }
+      cur = realpathSync(next)
+    } else {
+      cur = next
+    }
+  }
+  return cur
+}
+
+/** Canonical write roots: each must exist; symlinks are resolved (checked against the others after). */
+export function canonicalWriteRoots(paths: readonly string[]): string[] {
+  const roots: string[] = []
+  for (const p of paths) {
+    let real: string
+    try {
+      real = realpathSync(p)
+    } catch (cause) {
+      throw new PolicyError(`write root ${p} does not exist`, { where: 'filesystem.write', cause })
+    }
+    roots.push(real)
+  }
+  // A write root reached through a symlink planted inside another write root is refused too.
+  for (const p of paths) canonicalize(p, roots, 'write root')
+  return dedupeRoots(roots)
+}
+
+/** Remove duplicates and roots already covered by another root. */
+export function dedupeRoots(roots: readonly string[]): string[] {
+  const sorted = [...new Set(roots)].sort((a, b) => a.length - b.length)
+  return sorted.filter((r, i) => !sorted.slice(0, i).some((o) => isWithin(r, o)))
+}
+
+export function hasGlob(p: string): boolean {
+  return /[*?[\]{}]/.test(p)
+}

@@ -1,0 +1,92 @@
+/**
+ * Resolve a validated profile against a concrete launch: expand variables,
+ * canonicalise every path (refusing planted symlinks), expand deny globs,
+ * build the environment. The result is what the platform backends consume.
+ */
+import { statSync } from 'node:fs'
+import { PolicyError } from '../errors.js'
+import { buildEnv } from './env.js'
+import { expandDenyGlobs } from './globs.js'
+import { canonicalize, canonicalWriteRoots, dedupeRoots, expandPath, hasGlob, type ExpandContext } from './paths.js'
+import { builtinSecretDenies } from './profiles.js'
+import type { Profile } from './schema.js'
+
+export interface ResolvedPolicy {
+  profileName: string
+  cwd: string
+  tmpdir: string
+  readAll: boolean
+  readRoots: string[]
+  writeRoots: string[]
+  denyRead: string[]
+  denyGlobs: string[]
+  denyGlobsTruncated: boolean
+  protectedPaths: string[]
+  network: 'off' | 'on'
+  env: Record<string, string>
+  envDropped: string[]
+  limits: Profile['limits']
+  unsandboxed: boolean
+}
+
+export interface ResolveInput {
+  profile: Profile
+  profileName: string
+  cwd: string
+  tmpdir: string
+  baseEnv: NodeJS.ProcessEnv
+  home?: string
+}
+
+function checkCwd(cwd: string): void {
+  let st
+  try {
+    st = statSync(cwd)
+  } catch (cause) {
+    throw new PolicyError(`working directory ${cwd} does not exist`, { where: 'cwd', cause })
+  }
+  if (!st.isDirectory()) throw new PolicyError(`working directory ${cwd} is not a directory`, { where: 'cwd' })
+}
+
+function splitDenies(raw: readonly string[], ctx: ExpandContext, writeRoots: string[]) {
+  const paths: string[] = []
+  const globs: string[] = []
+  for (const r of raw) {
+    const abs = expandPath(r, ctx)
+    if (hasGlob(abs)) globs.push(abs)
+    else paths.push(canonicalize(abs, writeRoots, 'deny-read path'))
+  }
+  const expanded = expandDenyGlobs(globs)
+  for (const m of expanded.matches) paths.push(canonicalize(m, writeRoots, 'deny-read match'))
+  return { paths: [...new Set(paths)], globs, truncated: expanded.truncated }
+}
+
+export function resolvePolicy(input: ResolveInput): ResolvedPolicy {
+  const { profile } = input
+  checkCwd(input.cwd)
+  const ctx: ExpandContext = { cwd: input.cwd, tmpdir: input.tmpdir, ...(input.home ? { home: input.home } : {}) }
+  const fs = profile.filesystem
+  const writeRoots = canonicalWriteRoots(fs.write.map((p) => expandPath(p, ctx)))
+  const readAll = fs.read === 'all'
+  const readRoots = readAll ? ['/'] : dedupeRoots((fs.read as string[]).map((p) => canonicalize(expandPath(p, ctx), writeRoots, 'read root')))
+  const denies = splitDenies([...(fs.denySecrets ? builtinSecretDenies() : []), ...fs.denyRead], ctx, writeRoots)
+  const protectedPaths = [...new Set(fs.protected.map((p) => canonicalize(expandPath(p, ctx), writeRoots, 'protected path')))]
+  const { env, dropped } = buildEnv(input.baseEnv, profile.env, input.tmpdir ? { TMPDIR: input.tmpdir } : {})
+  return {
+    profileName: input.profileName,
+    cwd: canonicalize(input.cwd, [], 'cwd'),
+    tmpdir: input.tmpdir,
+    readAll,
+    readRoots,
+    writeRoots,
+    denyRead: denies.paths,
+    denyGlobs: denies.globs,
+    denyGlobsTruncated: denies.truncated,
+    protectedPaths,
+    network: profile.network,
+    env,
+    envDropped: dropped,
+    limits: profile.limits,
+    unsandboxed: profile.unsandboxed,
+  }
+}

@@ -1,0 +1,15 @@
+/** The result of a sandboxed run: execa-like fields plus the enforcement report. */
+import type { Enforcement } from './enforcement.js'
+
+export interface SandboxResult {
+  command: string[]
+  exitCode: number | null
+  /** Signal name when the command was killed by one (`SIGSYS` for a seccomp kill). */
+  signal: string | null
+  stdout: string
+  stderr: string
+  timedOut: boolean
+  aborted: boolean
+  durationMs: number
+  enforcement: Enforcement
+}

@@ -1,0 +1,116 @@
+/**
+ * One sandboxed run: spawn, watch the status pipe, enforce timeout/abort by
+ * killing the whole process group (the launcher made the child a session
+ * leader), and shape the result.
+ */
+import type { Readable, Writable } from 'node:stream'
+import { launch, setupErrorFrom, type LaunchStatus } from '../platform/linux/launch.js'
+import type { Prepared } from '../platform/backend.js'
+import type { ResolvedPolicy } from '../policy/resolve.js'
+import type { Compat } from '../policy/schema.js'
+import type { Enforcement } from './enforcement.js'
+import { parseArgv, parseRunOptions, type RunOptions } from './options.js'
+import type { SandboxResult } from './result.js'
+
+export type { RunOptions }
+
+export interface SandboxProcess extends Promise<SandboxResult> {
+  pid: number | undefined
+  stdin: Writable | null
+  stdout: Readable | null
+  stderr: Readable | null
+  /** Signal the whole sandboxed process group. */
+  kill(signal?: NodeJS.Signals): void
+  /** The launcher's report of what it applied (resolves once the command started). */
+  enforcement: Promise<Enforcement>
+}
+
+interface Preparer {
+  prepare(): { prepared: Prepared; policy: ResolvedPolicy }
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid) return
+  try {
+    process.kill(-pid, signal) // the child called setsid(): its pid is its process group
+  } catch {
+    try {
+      process.kill(pid, signal)
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+function applied(expected: Enforcement, st: LaunchStatus): Enforcement {
+  const notes = [...expected.notes]
+  if (st.skippedRules) notes.push(`${st.skippedRules} Landlock rule path(s) vanished between planning and launch (fewer rights, not more)`)
+  return {
+    ...expected,
+    landlockAbi: st.landlockAbi ? st.landlockAbi : null,
+    seccomp: (st.seccompRules ?? -1) >= 0,
+    noNewPrivs: st.noNewPrivs === true,
+    capabilitiesDropped: st.capsDropped === true,
+    notes,
+  }
+}
+
+function envList(policy: ResolvedPolicy, extra: Record<string, string> | undefined): string[] {
+  return Object.entries({ ...policy.env, ...extra }).map(([k, v]) => `${k}=${v}`)
+}
+
+export function startRun(sandbox: Preparer, command: readonly string[], rawOptions: RunOptions | undefined, compat: Compat): SandboxProcess {
+  const argv = parseArgv(command)
+  const opts = parseRunOptions(rawOptions)
+  const { prepared, policy } = sandbox.prepare()
+  const plan = { ...prepared.template, argv, env: envList(policy, opts.env), compat }
+  const started = performance.now()
+  const { subprocess, status } = launch({
+    file: prepared.file,
+    args: prepared.args,
+    plan,
+    stdin: opts.stdin,
+    stdout: opts.stdout,
+    stderr: opts.stderr,
+    buffer: true,
+    ...(opts.input !== undefined ? { input: opts.input } : {}),
+    ...(opts.maxBuffer ? { maxBuffer: opts.maxBuffer } : {}),
+  })
+  let timedOut = false
+  let aborted = false
+  const kill = (signal: NodeJS.Signals = 'SIGTERM') => killGroup(subprocess.pid, signal)
+  const timer = opts.timeout ? setTimeout(() => ((timedOut = true), kill('SIGKILL')), opts.timeout) : undefined
+  const onAbort = () => ((aborted = true), kill('SIGKILL'))
+  if (opts.signal?.aborted) onAbort()
+  else opts.signal?.addEventListener('abort', onAbort, { once: true })
+  const enforcement = status.then((st) => {
+    if (!st?.ok) throw setupErrorFrom(st, undefined, '')
+    return applied(prepared.enforcement, st)
+  })
+  enforcement.catch(() => {}) // observed through the result as well
+  const result = (async (): Promise<SandboxResult> => {
+    const [r, st] = await Promise.all([subprocess, status])
+    if (timer) clearTimeout(timer)
+    opts.signal?.removeEventListener('abort', onAbort)
+    if (!st?.ok) throw setupErrorFrom(st, r.exitCode, typeof r.stderr === 'string' ? r.stderr : '')
+    return {
+      command: argv,
+      exitCode: r.exitCode ?? null,
+      signal: r.signal ?? null,
+      stdout: typeof r.stdout === 'string' ? r.stdout : '',
+      stderr: typeof r.stderr === 'string' ? r.stderr : '',
+      timedOut,
+      aborted,
+      durationMs: performance.now() - started,
+      enforcement: applied(prepared.enforcement, st),
+    }
+  })()
+  return Object.assign(result, {
+    pid: subprocess.pid,
+    stdin: subprocess.stdin,
+    stdout: subprocess.stdout,
+    stderr: subprocess.stderr,
+    kill,
+    enforcement,
+  })
+}

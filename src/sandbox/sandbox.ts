@@ -1,0 +1,118 @@
+/**
+ * createSandbox(): a sandbox is a profile bound to a cwd, a mode and a compat
+ * choice. No global state: several sandboxes with different profiles can run
+ * at once. Each run re-resolves the profile (paths are re-checked for planted
+ * symlinks every time) and spawns one confined child.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir as osTmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { UnsupportedError } from '../errors.js'
+import { loadProfile, DEFAULT_PROFILE } from '../policy/profiles.js'
+import { resolvePolicy, type ResolvedPolicy } from '../policy/resolve.js'
+import type { Profile, ProfileInput } from '../policy/schema.js'
+import { prepareLinux } from '../platform/linux/index.js'
+import type { Prepared } from '../platform/backend.js'
+import { checkCompat } from './compat.js'
+import type { Enforcement } from './enforcement.js'
+import { parseSandboxOptions, type ParsedSandboxOptions, type SandboxOptions } from './options.js'
+import { startRun, type RunOptions, type SandboxProcess } from './run.js'
+import type { SandboxResult } from './result.js'
+
+export interface Sandbox {
+  /** Run a command to completion: `run(['npm', 'test'], { timeout })`. */
+  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult>
+  /** Start a command and stream it: `spawn('sh', ['-c', '…'])`. Awaitable like execa's subprocess. */
+  spawn(file: string, args?: readonly string[], options?: RunOptions): SandboxProcess
+  /** What would be enforced here, without running anything. */
+  report(): Enforcement
+  /** Remove the sandbox's private temp dir. */
+  close(): void
+  readonly cwd: string
+  readonly profileName: string
+}
+
+function mergeProfile(base: Profile, o: ParsedSandboxOptions): { profile: Profile; explicitProtected: boolean } {
+  const fs = base.filesystem
+  const read = o.read?.length ? (fs.read === 'all' ? 'all' : [...fs.read, ...o.read]) : fs.read
+  const profile: Profile = {
+    ...base,
+    filesystem: {
+      ...fs,
+      read,
+      write: [...fs.write, ...(o.write ?? [])],
+      denyRead: [...fs.denyRead, ...(o.denyRead ?? [])],
+      protected: [...fs.protected, ...(o.protected ?? [])],
+    },
+    network: o.network ?? base.network,
+    limits: { ...base.limits, ...o.limits },
+  }
+  const explicitProtected = (o.protected?.length ?? 0) > 0 || (typeof o.profile === 'object' && base.filesystem.protected.length > 0)
+  return { profile, explicitProtected }
+}
+
+class LinuxSandbox implements Sandbox {
+  readonly cwd: string
+  readonly profileName: string
+  private readonly profile: Profile
+  private readonly explicit: Set<string>
+  private readonly baseEnv: NodeJS.ProcessEnv
+  private tmp: string | undefined
+
+  constructor(private readonly options: ParsedSandboxOptions) {
+    this.cwd = resolve(options.cwd ?? process.cwd())
+    const spec = options.profile ?? DEFAULT_PROFILE
+    const loaded = loadProfile(spec as string | ProfileInput)
+    this.profileName = typeof spec === 'string' ? spec : (loaded.name ?? 'custom')
+    const { profile, explicitProtected } = mergeProfile(loaded, options)
+    this.profile = profile
+    this.explicit = new Set(explicitProtected ? ['protected-paths'] : [])
+    this.baseEnv = { ...(options.env ?? process.env) }
+    // Validate paths and cwd now, so bad input fails at creation and nothing runs.
+    this.resolve()
+  }
+
+  private tmpdir(): string {
+    this.tmp ??= mkdtempSync(join(osTmpdir(), 'cordon-'))
+    return this.tmp
+  }
+
+  private resolve(): ResolvedPolicy {
+    return resolvePolicy({ profile: this.profile, profileName: this.profileName, cwd: this.cwd, tmpdir: this.tmpdir(), baseEnv: this.baseEnv })
+  }
+
+  /** Resolve and plan one launch; throws typed errors before anything runs. */
+  prepare(): { prepared: Prepared; policy: ResolvedPolicy } {
+    if (process.platform !== 'linux') {
+      throw new UnsupportedError('sandbox backend', 'linux', process.platform, 'the macOS and Windows backends ship in a later version')
+    }
+    const policy = this.resolve()
+    const prepared = prepareLinux(this.options.mode, { policy, explicit: this.explicit })
+    checkCompat(prepared.enforcement, this.options.compat, policy.unsandboxed)
+    return { prepared, policy }
+  }
+
+  report(): Enforcement {
+    const policy = this.resolve()
+    return prepareLinux(this.options.mode, { policy, explicit: this.explicit }).enforcement
+  }
+
+  spawn(file: string, args: readonly string[] = [], options?: RunOptions): SandboxProcess {
+    return startRun(this, [file, ...args], options, this.options.compat ?? 'best-effort')
+  }
+
+  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult> {
+    return Promise.resolve().then(() => startRun(this, command, options, this.options.compat ?? 'best-effort'))
+  }
+
+  close(): void {
+    if (this.tmp) rmSync(this.tmp, { recursive: true, force: true })
+    this.tmp = undefined
+  }
+}
+
+export type { LinuxSandbox }
+
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  return new LinuxSandbox(parseSandboxOptions(options))
+}
