@@ -48,13 +48,28 @@ static uint64_t rights_for(unsigned acc, uint64_t handled) {
   return r & handled;
 }
 
+/* The TypeScript side canonicalised every path, so no component may be a
+ * symlink now. One that is was planted (or swapped in) by sandboxed code
+ * after planning to redirect this rule onto another tree: refuse to follow
+ * it anywhere in the path (openat2(2) RESOLVE_NO_SYMLINKS, Linux 5.6; before
+ * that, O_NOFOLLOW guards the last component only). */
+static int open_no_symlinks(const char *path) {
+  struct { uint64_t flags, mode, resolve; } how = {O_PATH | O_CLOEXEC, 0, 0x04 /* RESOLVE_NO_SYMLINKS */};
+  int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+  if (fd < 0 && errno == ENOSYS) fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+  return fd;
+}
+
 static int add_path_rule(int ruleset, const struct ll_rule *rule, uint64_t handled, struct cordon_err *e) {
   struct ll_path_beneath_attr pb;
   struct stat st;
-  /* O_PATH|O_NOFOLLOW on the final component: the TS side canonicalised the
-   * path, so a symlink here was planted after planning; do not follow it. */
-  int fd = open(rule->path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return errno == ENOENT ? 1 : (cordon_err_set(e, "landlock", "open", errno), -1);
+  int fd = open_no_symlinks(rule->path);
+  if (fd < 0 && errno == ENOENT) return 1;
+  if (fd < 0) {
+    cordon_err_set(e, "landlock", "openat2", errno);
+    snprintf(e->detail, sizeof e->detail, "%s", rule->path);
+    return -1;
+  }
   if (fstat(fd, &st) < 0) { close(fd); cordon_err_set(e, "landlock", "fstat", errno); return -1; }
   if (S_ISLNK(st.st_mode)) { /* swapped for a symlink after planning: fail closed */
     close(fd);

@@ -65,20 +65,19 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   const { prepared, policy } = sandbox.prepare()
   const plan = { ...prepared.template, argv, env: envList(policy, opts.env), compat }
   const started = performance.now()
-  const { subprocess, status } = launch({
+  const { child, status, exit } = launch({
     file: prepared.file,
     args: prepared.args,
     plan,
     stdin: opts.stdin,
     stdout: opts.stdout,
     stderr: opts.stderr,
-    buffer: true,
     ...(opts.input !== undefined ? { input: opts.input } : {}),
     ...(opts.maxBuffer ? { maxBuffer: opts.maxBuffer } : {}),
   })
   let timedOut = false
   let aborted = false
-  const kill = (signal: NodeJS.Signals = 'SIGTERM') => killGroup(subprocess.pid, signal)
+  const kill = (signal: NodeJS.Signals = 'SIGTERM') => killGroup(child.pid, signal)
   const timer = opts.timeout ? setTimeout(() => ((timedOut = true), kill('SIGKILL')), opts.timeout) : undefined
   const onAbort = () => ((aborted = true), kill('SIGKILL'))
   if (opts.signal?.aborted) onAbort()
@@ -89,16 +88,16 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   })
   enforcement.catch(() => {}) // observed through the result as well
   const result = (async (): Promise<SandboxResult> => {
-    const [r, st] = await Promise.all([subprocess, status])
+    const [r, st] = await Promise.all([exit, status])
     if (timer) clearTimeout(timer)
     opts.signal?.removeEventListener('abort', onAbort)
-    if (!st?.ok) throw setupErrorFrom(st, r.exitCode, typeof r.stderr === 'string' ? r.stderr : '')
+    if (!st?.ok) throw setupErrorFrom(st, r.exitCode, r.stderr)
     return {
       command: argv,
-      exitCode: r.exitCode ?? null,
-      signal: r.signal ?? null,
-      stdout: typeof r.stdout === 'string' ? r.stdout : '',
-      stderr: typeof r.stderr === 'string' ? r.stderr : '',
+      exitCode: r.exitCode,
+      signal: r.signal,
+      stdout: r.stdout,
+      stderr: r.stderr,
       timedOut,
       aborted,
       durationMs: performance.now() - started,
@@ -106,10 +105,10 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
     }
   })()
   return Object.assign(result, {
-    pid: subprocess.pid,
-    stdin: subprocess.stdin,
-    stdout: subprocess.stdout,
-    stderr: subprocess.stderr,
+    pid: child.pid,
+    stdin: child.stdin,
+    stdout: child.stdout,
+    stderr: child.stderr,
     kill,
     enforcement,
   })

@@ -1,0 +1,20 @@
+/** `cordon doctor [--json]`: what this host can enforce and how to fix the rest. */
+import { doctor } from '../doctor.js'
+import { parseArgs } from './args.js'
+import type { Io } from './io.js'
+
+export function doctorCommand(argv: readonly string[], io: Io): number {
+  const p = parseArgs(argv, { values: {}, booleans: ['--json'] })
+  const report = doctor()
+  if (p.booleans.has('--json')) {
+    io.stdout(JSON.stringify(report, null, 2) + '\n')
+  } else {
+    io.stdout(`cordon doctor — ${report.platform} ${report.kernel}\n`)
+    for (const c of report.checks) {
+      io.stdout(`  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.mechanism.padEnd(22)} ${c.detail}\n`)
+      if (c.fix) io.stdout(`        fix: ${c.fix}\n`)
+    }
+    io.stdout(`modes: landlock ${report.modes.landlock ? 'available' : 'unavailable'}, namespaces ${report.modes.namespaces ? 'available' : 'unavailable'}\n`)
+  }
+  return report.modes.landlock || report.modes.namespaces ? 0 : 1
+}
