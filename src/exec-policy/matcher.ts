@@ -10,7 +10,7 @@
  *   unlisted `/tmp/x/git` must never inherit the rules written for `git`.)
  * - a relative path (`./git`, `bin/git`) never matches a basename rule.
  */
-import { formatLocation, type MatchedRule, type Policy, type PrefixRule } from './types.js'
+import type { MatchedRule, Policy, PrefixRule } from './types.js'
 
 export function matchRules(policy: Policy, argv: readonly string[]): MatchedRule[] {
   const program = argv[0]
@@ -54,7 +54,3 @@ function prefixMatches(rule: PrefixRule, argv: readonly string[]): boolean {
   return true
 }
 
-/** `file:line:col` of a matched rule, for messages. */
-export function ruleWhere(match: MatchedRule): string {
-  return formatLocation(match.location)
-}

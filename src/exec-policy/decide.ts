@@ -1,0 +1,111 @@
+/**
+ * Deciding a command: split it into the commands that would run, decide
+ * each (rules first; heuristics only when no rule matched), and combine with
+ * strictest-wins. Synchronous: the shell parser is loaded beforehand.
+ */
+import type { Parser } from 'web-tree-sitter'
+import { proposeAmendment } from './amendment.js'
+import { splitCommand, type CommandSplit } from './command-split.js'
+import { dangerousReason } from './dangerous-commands.js'
+import { matchRules } from './matcher.js'
+import { trustedProgramName } from './program-name.js'
+import { resolveProgram, type ResolveOptions } from './resolve-program.js'
+import { isKnownSafe } from './safe-commands.js'
+import { stricter, type CommandDecision, type Decision, type DecisionSource, type MatchedRule, type Policy, type SegmentDecision } from './types.js'
+
+export interface DecideOptions {
+  /**
+   * Resolve bare program names through this PATH: a segment that would be
+   * allowed is downgraded to `prompt` when the name resolves via a relative
+   * or writable PATH entry, or to a path `host_executable` does not list.
+   */
+  readonly resolve?: ResolveOptions
+}
+
+/** When several segments share the strictest decision, the overall source is the first of these present. */
+const SOURCE_PRIORITY: readonly DecisionSource[] = ['rule', 'heuristic-dangerous', 'default', 'heuristic-safe']
+
+export function decideCommand(parser: Parser, policy: Policy, argv: readonly string[], options: DecideOptions = {}): CommandDecision {
+  const split = splitCommand(parser, policy, argv)
+  if (split.opaque) return combine([decideOpaque(policy, split)], true)
+  const segments = split.segments.map((segment) => decideSegment(policy, segment, options))
+  return combine([...segments, ...wrapperSegments(policy, split.wrappers)], false)
+}
+
+export function decideSegment(policy: Policy, argv: readonly string[], options: DecideOptions = {}): SegmentDecision {
+  const matchedRules = matchRules(policy, argv)
+  const decided: SegmentDecision =
+    matchedRules.length > 0 ? { argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules } : heuristic(policy, argv)
+  return options.resolve ? checkResolution(policy, decided, options.resolve) : decided
+}
+
+function heuristic(policy: Policy, argv: readonly string[]): SegmentDecision {
+  const danger = dangerousReason(argv)
+  if (danger) return { argv, decision: 'prompt', source: 'heuristic-dangerous', matchedRules: [], reason: danger }
+  const name = trustedProgramName(policy, argv[0] as string)
+  if (name !== undefined && isKnownSafe([name, ...argv.slice(1)])) return { argv, decision: 'allow', source: 'heuristic-safe', matchedRules: [] }
+  return { argv, decision: 'prompt', source: 'default', matchedRules: [], reason: 'no rule matched and the command is not known safe' }
+}
+
+/** An allowed bare name must resolve to a program the command could not have planted. */
+function checkResolution(policy: Policy, seg: SegmentDecision, resolve: ResolveOptions): SegmentDecision {
+  const program = seg.argv[0] as string
+  if (seg.decision !== 'allow' || program.includes('/')) return seg
+  const resolved = resolveProgram(program, resolve)
+  if (!resolved.ok) return { ...seg, decision: 'prompt', reason: `cannot trust ${program}: ${resolved.reason}` }
+  const listed = policy.hostExecutables.get(program)
+  if (listed && !listed.includes(resolved.path)) {
+    return { ...seg, decision: 'prompt', reason: `${program} resolves to ${resolved.path}, which host_executable does not list` }
+  }
+  return seg
+}
+
+/**
+ * An opaque script needs approval at least. Rules on the whole argv count,
+ * and so do `forbidden` rules matching plain commands seen inside it, so
+ * `rm -rf / > /dev/null` is still forbidden by a rule forbidding `rm`.
+ */
+function decideOpaque(policy: Policy, split: CommandSplit): SegmentDecision {
+  const argv = split.segments[0] as string[]
+  const hinted = split.hints.flatMap((hint) => matchRules(policy, hint).filter((m) => m.decision === 'forbidden'))
+  const matchedRules = [...matchRules(policy, argv), ...hinted]
+  const danger = split.hints.map((hint) => dangerousReason(hint)).find((r) => r !== undefined)
+  const source: DecisionSource = matchedRules.length > 0 ? 'rule' : danger ? 'heuristic-dangerous' : 'default'
+  const reason = `opaque shell script: ${split.reason ?? 'not plain commands'}${danger ? `; ${danger}` : ''}`
+  return { argv, decision: strictest(matchedRules, 'prompt'), source, matchedRules, reason }
+}
+
+/** An unwrapped `bash -lc` is still subject to prompt/forbidden rules written for the wrapper itself. */
+function wrapperSegments(policy: Policy, wrappers: readonly string[][]): SegmentDecision[] {
+  const out: SegmentDecision[] = []
+  for (const argv of wrappers) {
+    const matchedRules = matchRules(policy, argv).filter((m) => m.decision !== 'allow')
+    if (matchedRules.length > 0) out.push({ argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules })
+  }
+  return out
+}
+
+function combine(segments: readonly SegmentDecision[], opaque: boolean): CommandDecision {
+  let decision: Decision = 'allow'
+  for (const seg of segments) decision = stricter(decision, seg.decision)
+  const top = segments.filter((s) => s.decision === decision)
+  const source = SOURCE_PRIORITY.find((src) => top.some((s) => s.source === src)) ?? 'default'
+  const matchedRules = segments.flatMap((s) => s.matchedRules)
+  const result: CommandDecision = { decision, source, matchedRules, segments, opaque }
+  const amendment = opaque ? undefined : amendmentFor(segments, decision)
+  return amendment ? { ...result, proposedAmendment: amendment } : result
+}
+
+/** Offer "always allow" only when exactly one segment needs approval, and only because nothing knew it. */
+function amendmentFor(segments: readonly SegmentDecision[], decision: Decision): string[] | undefined {
+  if (decision !== 'prompt') return undefined
+  const pending = segments.filter((s) => s.decision !== 'allow')
+  const only = pending[0]
+  return pending.length === 1 && only?.source === 'default' ? proposeAmendment(only.argv) : undefined
+}
+
+function strictest(matches: readonly MatchedRule[], floor: Decision): Decision {
+  let decision = floor
+  for (const m of matches) decision = stricter(decision, m.decision)
+  return decision
+}

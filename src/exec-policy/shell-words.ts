@@ -1,0 +1,72 @@
+/**
+ * Turning the text of tree-sitter-bash word nodes into the argv strings bash
+ * would pass, and spotting the expansions that make a word's value unknowable
+ * before it runs. A "skeleton" is the unquoted text with every escaped or
+ * quoted character masked, so only characters bash would interpret remain.
+ */
+
+export interface WordValue {
+  readonly value: string
+  readonly skeleton: string
+}
+
+/** A bare word: `\x` is `x`, backslash-newline disappears. */
+export function unescapeBareWord(raw: string): WordValue {
+  let value = ''
+  let skeleton = ''
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i] as string
+    if (ch !== '\\') {
+      value += ch
+      skeleton += ch
+      continue
+    }
+    const next = raw[++i]
+    if (next === undefined) return { value, skeleton: skeleton + '\\' } // dangling: refused below
+    if (next !== '\n') {
+      value += next
+      skeleton += '_'
+    }
+  }
+  return { value, skeleton }
+}
+
+/**
+ * The body of a double-quoted string. Inside quotes a backslash only escapes
+ * `$`, `` ` ``, `"`, `\` and newline. Returns undefined if an unescaped `$` or
+ * backtick remains: tree-sitter should already have made it an expansion
+ * node, and we refuse rather than trust that.
+ */
+export function unescapeDoubleQuoted(body: string): string | undefined {
+  let value = ''
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i] as string
+    if (ch === '$' || ch === '`') return undefined
+    if (ch !== '\\') {
+      value += ch
+      continue
+    }
+    const next = body[i + 1]
+    if (next !== undefined && '$`"\\\n'.includes(next)) {
+      if (next !== '\n') value += next
+      i++
+    } else {
+      value += ch
+    }
+  }
+  return value
+}
+
+/** Characters that never belong unquoted in a plain word. */
+const META = /[$`'"\\<>();&|*?]/
+/** `[…]` is a glob bracket expression once closed. */
+const GLOB_BRACKET = /\[[^\]]*\]/
+/** `{a,b}` and `{1..3}` are brace expansions; `{}` or `@{u}` are not. */
+const BRACE_EXPANSION = /\{[^{}]*(,|\.\.)[^{}]*\}/
+/** `~` expands at the start of a word and after `=` (`--dir=~/x`). */
+const TILDE = /(^|=)~/
+
+/** True when bash could rewrite this word (globbing, brace/tilde/parameter expansion…). */
+export function wordHasExpansion(skeleton: string): boolean {
+  return META.test(skeleton) || GLOB_BRACKET.test(skeleton) || BRACE_EXPANSION.test(skeleton) || TILDE.test(skeleton)
+}
