@@ -1,12 +1,13 @@
 /**
  * Tokenizer for the `.rules` Starlark subset. It tracks 1-based line/column
  * for every token, drops comments, joins lines inside brackets (as Starlark
- * does), and rejects indentation at top level, since this subset has no blocks.
+ * does), and marks indentation at top level, which this block-less subset rejects.
  */
 import { PolicyError } from '../errors.js'
 import { scanString, StringLiteralError } from './string-literal.js'
 
-export type TokenKind = 'name' | 'string' | 'int' | 'punct' | 'newline' | 'eof'
+/** `indent`: leading whitespace before a top-level statement, which the parser rejects. */
+export type TokenKind = 'name' | 'string' | 'int' | 'punct' | 'newline' | 'indent' | 'eof'
 
 export interface Token {
   readonly kind: TokenKind
@@ -71,7 +72,7 @@ class Lexer {
     const next = this.src[this.i]
     const blank = next === undefined || next === '\n' || next === '\r' || next === '#'
     // Top-level statements start in column 1: there are no blocks to indent into.
-    if (this.atLineStart && this.depth === 0 && !blank) throw this.error('unexpected indentation', this.i)
+    if (this.atLineStart && this.depth === 0 && !blank) this.push('indent', '', this.i)
   }
 
   private comment(): void {

@@ -37,6 +37,7 @@ class Parser {
     for (;;) {
       while (this.isToken(';') || this.peek().kind === 'newline') this.at++
       if (this.peek().kind === 'eof') return stmts
+      if (this.peek().kind === 'indent') throw this.errorAt(this.peek(), 'unexpected indentation')
       stmts.push(this.statement())
       const end = this.peek().kind
       if (!this.isToken(';') && end !== 'newline' && end !== 'eof') throw this.unexpected('end of statement')
@@ -182,6 +183,7 @@ function posOf(tok: Token): Pos {
 function describe(tok: Token): string {
   if (tok.kind === 'eof') return 'end of file'
   if (tok.kind === 'newline') return 'end of line'
+  if (tok.kind === 'indent') return 'indentation'
   if (tok.kind === 'string') return 'a string'
   return `'${tok.text}'`
 }
