@@ -2,8 +2,11 @@
   # One build system for cordon's native code. Two targets:
   #  - cordon: the N-API addon (probe, hardening of the calling process);
   #  - cordon-launcher: the executable that confines a child before execve.
-  # The launcher links libseccomp statically so a prebuild needs no
-  # libseccomp on the user's machine (only libc).
+  # libseccomp is linked statically into the addon, which compiles the
+  # seccomp rules once per process (the launcher only loads the finished
+  # BPF program), so a prebuild needs no libseccomp on the user's machine.
+  # The launcher is a static PIE: no dynamic loader work per spawn, and no
+  # LD_* variable can inject code into it.
   "variables": {
     "hardening_cflags": [
       "-O2", "-fstack-protector-strong", "-D_FORTIFY_SOURCE=2", "-fvisibility=hidden",
@@ -19,7 +22,10 @@
       "cflags": ["-O2", "-fstack-protector-strong", "-D_FORTIFY_SOURCE=2", "-fvisibility=hidden", "-Wall", "-Wextra"],
       "cflags_cc": ["-std=c++17", "-fno-exceptions"],
       "conditions": [
-        ["OS=='linux'", { "sources": ["native/linux/probe.c"] }],
+        ["OS=='linux'", {
+          "sources": ["native/linux/probe.c", "native/linux/seccomp-compile.c"],
+          "libraries": ["-l:libseccomp.a"]
+        }],
         ["OS=='mac'", { "xcode_settings": { "GCC_SYMBOLS_PRIVATE_EXTERN": "YES", "MACOSX_DEPLOYMENT_TARGET": "11.0" } }]
       ]
     },
@@ -36,8 +42,7 @@
             "native/linux/seccomp.c", "native/linux/exec.c", "native/linux/status.c"
           ],
           "cflags": ["<@(hardening_cflags)", "-std=gnu11"],
-          "ldflags": ["-pie", "-Wl,-z,relro,-z,now"],
-          "libraries": ["-l:libseccomp.a"]
+          "ldflags": ["-static-pie", "-Wl,-z,relro,-z,now"]
         }]
       ]
     }

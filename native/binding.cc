@@ -7,7 +7,10 @@
 // thrown as pending JS exceptions and every function returns right after.
 #include <napi.h>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 #include "include/cordon.h"
 
 namespace {
@@ -82,7 +85,81 @@ Napi::Value HardenSelf(const Napi::CallbackInfo &info) {
   return o;
 }
 
+bool ReadU64(const Napi::Object &o, const char *key, uint64_t *out) {
+  if (!o.Has(key)) return true;
+  Napi::Value v = o.Get(key);
+  if (!v.IsString()) return false;
+  std::string s = v.As<Napi::String>().Utf8Value();
+  char *end = nullptr;
+  errno = 0;
+  *out = std::strtoull(s.c_str(), &end, 0);
+  return errno == 0 && end && *end == 0 && !s.empty();
+}
+
+int OpFromName(const std::string &op) {
+  if (op == "eq") return CORDON_OP_EQ;
+  if (op == "ne") return CORDON_OP_NE;
+  if (op == "masked_eq") return CORDON_OP_MASKED_EQ;
+  if (op == "gt") return CORDON_OP_GT;
+  if (op == "lt") return CORDON_OP_LT;
+  return 0;
+}
+
+// One rule object { syscall, action: 'errno'|'kill', errno?, args: [{arg, op, value, mask?}] }.
+bool ReadRule(const Napi::Value &v, cordon_sc_rule *r, std::string *name) {
+  if (!v.IsObject()) return false;
+  Napi::Object o = v.As<Napi::Object>();
+  if (!o.Get("syscall").IsString() || !o.Get("action").IsString()) return false;
+  *name = o.Get("syscall").As<Napi::String>().Utf8Value();
+  std::string action = o.Get("action").As<Napi::String>().Utf8Value();
+  r->kill = action == "kill";
+  if (!r->kill && (action != "errno" || !o.Get("errno").IsNumber())) return false;
+  r->err = r->kill ? 0 : o.Get("errno").As<Napi::Number>().Int32Value();
+  Napi::Value args = o.Get("args");
+  if (!args.IsArray() || args.As<Napi::Array>().Length() > 3) return false;
+  Napi::Array arr = args.As<Napi::Array>();
+  r->nargs = arr.Length();
+  for (uint32_t i = 0; i < r->nargs; i++) {
+    if (!arr.Get(i).IsObject()) return false;
+    Napi::Object a = arr.Get(i).As<Napi::Object>();
+    if (!a.Get("arg").IsNumber() || !a.Get("op").IsString()) return false;
+    r->args[i].arg = a.Get("arg").As<Napi::Number>().Uint32Value();
+    r->args[i].op = OpFromName(a.Get("op").As<Napi::String>().Utf8Value());
+    r->args[i].mask = ~uint64_t{0};
+    if (r->args[i].arg > 5 || !r->args[i].op || !ReadU64(a, "value", &r->args[i].value) || !ReadU64(a, "mask", &r->args[i].mask)) return false;
+  }
+  return true;
+}
+
+// compileSeccomp(rules) → Buffer holding the BPF program libseccomp generated.
+Napi::Value CompileSeccomp(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsArray()) {
+    Napi::TypeError::New(env, "compileSeccomp(rules: object[])").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  Napi::Array arr = info[0].As<Napi::Array>();
+  std::vector<cordon_sc_rule> rules(arr.Length());
+  std::vector<std::string> names(arr.Length());
+  for (uint32_t i = 0; i < arr.Length(); i++) {
+    rules[i] = cordon_sc_rule{};
+    if (!ReadRule(arr.Get(i), &rules[i], &names[i])) {
+      Napi::TypeError::New(env, "compileSeccomp: malformed rule at index " + std::to_string(i)).ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    rules[i].syscall = names[i].c_str();
+  }
+  uint8_t *bpf = nullptr;
+  size_t len = 0;
+  cordon_err e{};
+  if (cordon_seccomp_compile(rules.data(), rules.size(), &bpf, &len, &e) < 0) return ThrowCordonError(env, e);
+  Napi::Buffer<uint8_t> out = Napi::Buffer<uint8_t>::Copy(env, bpf, len);
+  std::free(bpf);
+  return out;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("compileSeccomp", Napi::Function::New(env, CompileSeccomp, "compileSeccomp"));
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
   exports.Set("hardenSelf", Napi::Function::New(env, HardenSelf, "hardenSelf"));
   exports.Set("abiVersion", Napi::Number::New(env, 1));

@@ -52,6 +52,19 @@ struct cordon_hardening {
 };
 int cordon_harden_self(struct cordon_hardening *h, struct cordon_err *e);
 
+/* ---------- seccomp compilation (addon side, libseccomp) ---------- */
+enum { CORDON_OP_EQ = 1, CORDON_OP_NE, CORDON_OP_MASKED_EQ, CORDON_OP_GT, CORDON_OP_LT };
+struct cordon_sc_arg { unsigned arg; int op; uint64_t mask; uint64_t value; };
+struct cordon_sc_rule {
+  const char *syscall;
+  int kill;   /* 1: kill the process; 0: fail with errno `err` */
+  int err;
+  struct cordon_sc_arg args[3];
+  unsigned nargs;
+};
+/* Compile rules into a BPF program (struct sock_filter[]); *out is malloc'd. */
+int cordon_seccomp_compile(const struct cordon_sc_rule *rules, size_t n, uint8_t **out, size_t *len, struct cordon_err *e);
+
 #ifdef __cplusplus
 }
 #endif

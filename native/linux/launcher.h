@@ -34,17 +34,6 @@ enum cordon_access { ACC_READ = 1, ACC_WRITE = 2, ACC_DEV = 4, ACC_EXEC = 8 };
 
 struct ll_rule { const char *path; unsigned access; };
 
-struct sc_arg { unsigned arg; int op; uint64_t mask; uint64_t value; };
-struct sc_rule {
-  const char *syscall;
-  int action;            /* SC_ERRNO or SC_KILL */
-  int err;               /* errno for SC_ERRNO */
-  struct sc_arg args[3];
-  unsigned nargs;
-};
-enum { SC_ERRNO = 1, SC_KILL = 2 };
-enum { OP_EQ = 1, OP_NE, OP_MASKED_EQ, OP_GT, OP_LT };
-
 struct rlim { int resource; uint64_t soft, hard; };
 
 struct plan {
@@ -60,7 +49,8 @@ struct plan {
   int ll_scope_signal, ll_scope_abstract_unix;
   int ll_log;                       /* ABI >= 7: log denials after execve */
   int seccomp;
-  struct sc_rule *sc_rules; size_t n_sc_rules;
+  uint8_t *sc_bpf; size_t sc_len;   /* compiled BPF program (struct sock_filter[]) */
+  int sc_count;                     /* rules it was compiled from, for the report */
 };
 int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e);
 
@@ -71,7 +61,7 @@ struct applied {
   int net_handled;          /* TCP bind/connect denied by Landlock */
   unsigned scoped;          /* LANDLOCK_SCOPE_* applied */
   int log_flags;            /* restrict_self flags used */
-  int seccomp_rules;        /* rules loaded, -1 when seccomp off */
+  int seccomp_rules;        /* rules in the loaded program, -1 when seccomp off */
   int no_new_privs;
   int caps_dropped;         /* eff/perm/inh/ambient empty (verified) */
   int bounding_dropped;     /* bounding set emptied (needs CAP_SETPCAP) */

@@ -115,46 +115,45 @@ static int parse_landlock(const struct json *ll, struct plan *p, struct cordon_e
   return 0;
 }
 
-static int parse_op(const char *s) {
-  if (!strcmp(s, "eq")) return OP_EQ;
-  if (!strcmp(s, "ne")) return OP_NE;
-  if (!strcmp(s, "masked_eq")) return OP_MASKED_EQ;
-  if (!strcmp(s, "gt")) return OP_GT;
-  if (!strcmp(s, "lt")) return OP_LT;
-  return 0;
+static int b64_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
 }
 
-static int parse_sc_rule(const struct json *c, struct sc_rule *r) {
-  const struct json *name = json_get(c, "syscall"), *action = json_get(c, "action");
-  const struct json *err = json_get(c, "errno"), *args = json_get(c, "args");
-  if (!name || name->type != J_STR || !action || action->type != J_STR) return -1;
-  r->syscall = name->str;
-  if (!strcmp(action->str, "kill")) r->action = SC_KILL;
-  else if (!strcmp(action->str, "errno") && err && err->type == J_NUM) { r->action = SC_ERRNO; r->err = (int)err->num; }
-  else return -1;
-  if (args && (args->type != J_ARR || json_len(args) > 3)) return -1;
-  for (const struct json *a = args ? args->child : NULL; a; a = a->next) {
-    struct sc_arg *x = &r->args[r->nargs++];
-    const struct json *idx = json_get(a, "arg"), *op = json_get(a, "op");
-    if (!idx || idx->type != J_NUM || idx->num < 0 || idx->num > 5 || !op || op->type != J_STR) return -1;
-    x->arg = (unsigned)idx->num;
-    x->mask = ~(uint64_t)0;
-    if (!(x->op = parse_op(op->str)) || get_u64(a, "value", &x->value) || get_u64(a, "mask", &x->mask)) return -1;
+/* Strict base64 (RFC 4648, padded): any stray byte fails the plan. */
+static int b64_decode(const char *in, uint8_t **out, size_t *len) {
+  size_t n = strlen(in), o = 0;
+  if (n % 4) return -1;
+  *out = malloc(n / 4 * 3 + 1);
+  for (size_t i = 0; *out && i < n; i += 4) {
+    int v[4];
+    for (int k = 0; k < 4; k++) v[k] = in[i + k] == '=' && i + 4 == n && k >= 2 ? 0 : b64_value(in[i + k]);
+    if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0) return -1;
+    uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
+    (*out)[o++] = (uint8_t)(w >> 16);
+    if (in[i + 2] != '=') (*out)[o++] = (uint8_t)(w >> 8);
+    if (in[i + 3] != '=') (*out)[o++] = (uint8_t)w;
   }
-  return 0;
+  *len = o;
+  return *out ? 0 : -1;
 }
 
 static int parse_seccomp(const struct json *sc, struct plan *p, struct cordon_err *e) {
-  const struct json *rules;
-  size_t i = 0;
+  static const char *const keys[] = {"bpf", "rules", NULL};
+  const struct json *bpf, *count;
   if (!sc || sc->type == J_NULL) return 0;
-  rules = json_get(sc, "rules");
-  if (sc->type != J_OBJ || !rules || rules->type != J_ARR) return bad(e, "seccomp");
+  if (sc->type != J_OBJ) return bad(e, "seccomp");
+  if (only_keys(sc, keys, e)) return -1;
+  bpf = json_get(sc, "bpf");
+  count = json_get(sc, "rules");
+  if (!bpf || bpf->type != J_STR || b64_decode(bpf->str, &p->sc_bpf, &p->sc_len)) return bad(e, "seccomp.bpf");
+  if (!count || count->type != J_NUM) return bad(e, "seccomp.rules");
   p->seccomp = 1;
-  p->n_sc_rules = json_len(rules);
-  p->sc_rules = calloc(p->n_sc_rules + 1, sizeof *p->sc_rules);
-  for (const struct json *c = rules->child; c; c = c->next, i++)
-    if (parse_sc_rule(c, &p->sc_rules[i])) return bad(e, "seccomp.rules");
+  p->sc_count = (int)count->num;
   return 0;
 }
 

@@ -22,7 +22,16 @@ export interface NativeHardening {
   scrubbed: number
 }
 
+export interface NativeSeccompRule {
+  syscall: string
+  action: 'errno' | 'kill'
+  errno?: number
+  args: { arg: number; op: 'eq' | 'ne' | 'masked_eq' | 'gt' | 'lt'; value: string; mask?: string }[]
+}
+
 export interface NativeBinding {
+  /** Compile seccomp rules to a BPF program (struct sock_filter[]) with libseccomp. */
+  compileSeccomp(rules: NativeSeccompRule[]): Buffer
   probe(): NativeProbe
   hardenSelf(): NativeHardening
   abiVersion: number

@@ -45,11 +45,24 @@ export interface EnvResult {
   dropped: string[]
 }
 
+const secret = picomatch(SECRET_PATTERNS, { nocase: true })
+const loader = picomatch(LOADER_PATTERNS)
+const never = () => false
+const always = () => true
+
+/** Compiling a matcher costs far more than using it: one per pattern list. */
+const matchers = new Map<string, (name: string) => boolean>()
+function matcher(patterns: readonly string[] | undefined, empty: (s: string) => boolean): (name: string) => boolean {
+  if (!patterns || patterns.length === 0) return empty
+  const key = patterns.join('\0')
+  let m = matchers.get(key)
+  if (!m) matchers.set(key, (m = picomatch(patterns as string[])))
+  return m
+}
+
 export function buildEnv(base: NodeJS.ProcessEnv, policy: Profile['env'], extra: Record<string, string>): EnvResult {
-  const secret = picomatch(SECRET_PATTERNS, { nocase: true })
-  const loader = picomatch(LOADER_PATTERNS)
-  const denied = picomatch(policy.deny.length ? policy.deny : ['\0'])
-  const allowed = policy.allow ? picomatch(policy.allow) : () => true
+  const denied = matcher(policy.deny, never)
+  const allowed = policy.allow ? matcher(policy.allow, never) : always
   const env: Record<string, string> = {}
   const dropped: string[] = []
   for (const [name, value] of Object.entries(base)) {

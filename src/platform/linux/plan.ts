@@ -3,6 +3,7 @@
  * the enforcement it is expected to achieve on this host, for Landlock mode.
  */
 import type { NativeProbe } from '../../native/binding.js'
+import { loadNative } from '../../native/load.js'
 import type { ResolvedPolicy } from '../../policy/resolve.js'
 import type { Enforcement, MissingProtection } from '../../sandbox/enforcement.js'
 import { statusOf } from '../../sandbox/enforcement.js'
@@ -19,7 +20,8 @@ export interface LauncherPlan {
   keepFds?: number[]
   rlimits: { resource: string; soft: string; hard: string }[]
   landlock: { rules: LandlockRule[]; networkOff: boolean; scopeSignal: boolean; scopeAbstractUnix: boolean; log: boolean } | null
-  seccomp: { rules: { syscall: string; action: string; errno?: number; args: SeccompRule['args'] }[] } | null
+  /** BPF compiled by libseccomp in the addon (base64) and the number of rules it came from. */
+  seccomp: { bpf: string; rules: number } | null
 }
 
 export interface PlanContext {
@@ -35,10 +37,19 @@ function rlimits(policy: ResolvedPolicy): LauncherPlan['rlimits'] {
     .map(([resource, v]) => ({ resource, soft: String(v), hard: String(v) }))
 }
 
-function seccompRules(network: 'off' | 'on'): NonNullable<LauncherPlan['seccomp']>['rules'] {
-  return loadSeccompRules()
-    .filter((r) => r.when === 'always' || network === 'off')
-    .map(({ syscall, action, errno, args }) => ({ syscall, action, ...(errno !== undefined ? { errno } : {}), args }))
+const compiled = new Map<string, NonNullable<LauncherPlan['seccomp']>>()
+
+/** Compile the rule set for a network mode once per process (libseccomp takes milliseconds). */
+export function seccompProgram(network: 'off' | 'on'): NonNullable<LauncherPlan['seccomp']> {
+  let prog = compiled.get(network)
+  if (!prog) {
+    const rules = loadSeccompRules()
+      .filter((r: SeccompRule) => r.when === 'always' || network === 'off')
+      .map(({ syscall, action, errno, args }) => ({ syscall, action, ...(errno !== undefined ? { errno } : {}), args }))
+    prog = { bpf: loadNative().binding.compileSeccomp(rules).toString('base64'), rules: rules.length }
+    compiled.set(network, prog)
+  }
+  return prog
 }
 
 /** The template of a Landlock-mode launch, without argv/env (filled per run). */
@@ -50,7 +61,7 @@ export function buildLandlockPlan(ctx: PlanContext) {
     cwd: policy.cwd,
     rlimits: rlimits(policy),
     landlock: ll && { rules: ll.rules, networkOff: policy.network === 'off', scopeSignal: true, scopeAbstractUnix: policy.network === 'off', log: true },
-    seccomp: probe.seccomp ? { rules: seccompRules(policy.network) } : null,
+    seccomp: probe.seccomp ? seccompProgram(policy.network) : null,
   }
   return { template, enforcement: expectedEnforcement(ctx, ll?.narrowed ?? []) }
 }

@@ -1,0 +1,66 @@
+// npm run bench — cordon's speed as ratios against baselines measured in the
+// same run (machines are shared and noisy: absolute times mean little).
+// Targets: confined spawn ≤ 1.3× bare spawn; CLI ≤ 1.5× `node -e 0`;
+// namespace mode ≤ plain bwrap + 1 ms; exec-policy decision ≤ 20 µs.
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { createSandbox } from '../dist/index.js'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const N = Number(process.env.BENCH_N ?? 200)
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+const bareSpawn = () =>
+  new Promise((resolve) => spawn('/bin/true', [], { stdio: ['ignore', 'pipe', 'pipe'] }).on('close', resolve))
+
+async function time(fn) {
+  const t = performance.now()
+  await fn()
+  return performance.now() - t
+}
+
+/** Interleave the contenders round by round so load spikes hit all of them. */
+async function race(contenders, rounds) {
+  const samples = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]))
+  for (const fn of Object.values(contenders)) for (let i = 0; i < 5; i++) await fn() // warm-up
+  for (let i = 0; i < rounds; i++) for (const [k, fn] of Object.entries(contenders)) samples[k].push(await time(fn))
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]))
+}
+
+function line(label, value, base, target) {
+  const ratio = value / base
+  const verdict = target === undefined ? '' : ratio <= target ? `  ok (≤ ${target}×)` : `  OVER (target ≤ ${target}×)`
+  console.log(`${label.padEnd(44)} ${value.toFixed(3).padStart(9)} ms  ${ratio.toFixed(2)}×${verdict}`)
+}
+
+const sb = createSandbox({ cwd: root, mode: 'landlock', compat: 'best-effort' })
+const spawnMed = await race({ bare: bareSpawn, cordon: () => sb.run(['/bin/true']) }, N)
+console.log(`\nper-spawn median over ${N} interleaved rounds`)
+line('bare child_process.spawn /bin/true', spawnMed.bare, spawnMed.bare)
+line('cordon sandbox.run /bin/true (landlock)', spawnMed.cordon, spawnMed.bare, 1.3)
+
+const cli = (args) => () => new Promise((resolve) => spawn(process.execPath, args, { stdio: 'ignore', cwd: root }).on('close', resolve))
+const cliN = Math.max(10, Math.floor(N / 8))
+const cliMed = await race({ node: cli(['-e', '0']), cordon: cli([`${root}/bin/cordon.js`, 'run', '--compat', 'best-effort', '--', '/bin/true']) }, cliN)
+console.log(`\nCLI median over ${cliN} interleaved rounds`)
+line('node -e 0', cliMed.node, cliMed.node)
+line('cordon run -- /bin/true', cliMed.cordon, cliMed.node, 1.5)
+
+if (existsSync(new URL('./namespaces.mjs', import.meta.url))) {
+  const { benchNamespaces } = await import('./namespaces.mjs')
+  const ns = await benchNamespaces({ rounds: Math.max(20, Math.floor(N / 4)) })
+  if (ns) {
+    console.log('\nnamespace mode')
+    console.log(`${'plain bwrap --ro-bind / / /bin/true'.padEnd(44)} ${ns.bwrapMs.toFixed(3).padStart(9)} ms`)
+    console.log(`${'cordon namespaces /bin/true'.padEnd(44)} ${ns.cordonMs.toFixed(3).padStart(9)} ms  +${(ns.cordonMs - ns.bwrapMs).toFixed(3)} ms${ns.cordonMs - ns.bwrapMs <= 1 ? '  ok (≤ +1 ms)' : '  OVER (target ≤ +1 ms)'}`)
+  }
+}
+
+if (existsSync(new URL('./exec-policy.mjs', import.meta.url))) {
+  const { benchExecPolicy } = await import('./exec-policy.mjs')
+  const { medianUs } = await benchExecPolicy()
+  console.log(`\nexec-policy decision, 3-segment bash -lc, 500 rules: ${medianUs.toFixed(2)} µs${medianUs <= 20 ? '  ok (≤ 20 µs)' : '  OVER (target ≤ 20 µs)'}`)
+}
+sb.close()
+
