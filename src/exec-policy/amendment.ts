@@ -10,6 +10,10 @@
  * - git as a whole: aliases, hooks and repository config (core.pager,
  *   core.fsmonitor, diff.external) let a repo the agent can write decide
  *   what `git <anything>` executes;
+ * - programs whose *trailing* arguments can run code (find -exec, sed e/w,
+ *   tar --to-command, rsync -e, ssh, editors and pagers, make --eval): a
+ *   prefix rule matches anything appended, so approving `find . -name x`
+ *   would also approve `find . -name x -exec sh -c …`;
  * - relative program paths (`./build.sh`): the file is whatever is there next time.
  */
 import { basenameOf } from './program-name.js'
@@ -21,6 +25,10 @@ const WRAPPERS = new Set([
   'command', 'builtin', 'stdbuf', 'setsid', 'chroot', 'unshare', 'nsenter', 'watch', 'parallel', 'script', 'expect',
   'strace', 'ltrace', 'gdb', 'flock', 'taskset', 'npx', 'pnpx', 'bunx', 'uvx', 'pipx', 'git',
 ])
+const TRAILING_CODE = new Set([
+  'find', 'sed', 'gsed', 'tar', 'gtar', 'rsync', 'ssh', 'scp', 'sftp', 'zip', 'vi', 'vim', 'nvim', 'emacs', 'nano', 'ed',
+  'less', 'more', 'man', 'make', 'gmake', 'dd',
+])
 
 /** True when `argv` must never become an "always allow" rule. */
 export function isAmendmentBanned(argv: readonly string[]): boolean {
@@ -28,7 +36,7 @@ export function isAmendmentBanned(argv: readonly string[]): boolean {
   if (program === undefined) return true
   if (program.includes('/') && !program.startsWith('/')) return true
   const name = basenameOf(program)
-  return INTERPRETER.test(name) || SHELLS.has(name) || WRAPPERS.has(name)
+  return INTERPRETER.test(name) || SHELLS.has(name) || WRAPPERS.has(name) || TRAILING_CODE.has(name)
 }
 
 /** The pattern to offer for argv, or undefined when banned. */
