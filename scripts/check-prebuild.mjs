@@ -12,7 +12,7 @@ for (const p of platforms) {
   const stamp = JSON.parse(readFileSync(join(dir, p, 'SOURCE_HASH.json'), 'utf8'))
   const ok = stamp.sourceHash === current
   if (!ok) stale++
-  console.log(`prebuilds/${p}: ${ok ? 'fresh' : `STALE (built from ${stamp.sourceHash.slice(0, 12)}, sources are ${current.slice(0, 12)}); run npm run prebuild`}`)
+  console.log(`prebuilds/${p}: ${ok ? 'fresh' : `STALE (built from ${stamp.sourceHash.slice(0, 12)}, sources are ${current.slice(0, 12)}); run npm run prebuilds`}`)
 }
 if (platforms.length === 0) console.log('prebuilds: none committed (installs build from source)')
 process.exitCode = stale ? 1 : 0

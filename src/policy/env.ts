@@ -60,7 +60,18 @@ function matcher(patterns: readonly string[] | undefined, empty: (s: string) => 
   return m
 }
 
+/** A sandbox snapshots its base environment once: filter each snapshot once per policy. */
+const filtered = new WeakMap<object, WeakMap<object, EnvResult>>()
+
 export function buildEnv(base: NodeJS.ProcessEnv, policy: Profile['env'], extra: Record<string, string>): EnvResult {
+  let perBase = filtered.get(base)
+  if (!perBase) filtered.set(base, (perBase = new WeakMap()))
+  let r = perBase.get(policy)
+  if (!r) perBase.set(policy, (r = filterEnv(base, policy)))
+  return { env: { ...r.env, ...policy.set, ...extra }, dropped: r.dropped }
+}
+
+function filterEnv(base: NodeJS.ProcessEnv, policy: Profile['env']): EnvResult {
   const denied = matcher(policy.deny, never)
   const allowed = policy.allow ? matcher(policy.allow, never) : always
   const env: Record<string, string> = {}
@@ -71,6 +82,5 @@ export function buildEnv(base: NodeJS.ProcessEnv, policy: Profile['env'], extra:
     if (drop) dropped.push(name)
     else env[name] = value
   }
-  Object.assign(env, policy.set, extra)
   return { env, dropped: dropped.sort() }
 }

@@ -45,15 +45,29 @@ function lstatOrNull(p: string): ReturnType<typeof lstatSync> | null {
 }
 
 /**
+ * Canonical forms of path prefixes outside every writable root: sandboxed
+ * code cannot change those, so one sandbox reuses them across runs.
+ * Components strictly inside a writable root are re-checked on every launch.
+ */
+export type CanonCache = Map<string, string>
+
+/**
  * Canonicalise an absolute path component by component. Missing tails are
  * kept as written (a denied path that does not exist yet is still denied).
  * A symlink inside one of `writableRoots` (canonical) is refused.
  */
-export function canonicalize(abs: string, writableRoots: readonly string[], what: string): string {
+export function canonicalize(abs: string, writableRoots: readonly string[], what: string, cache?: CanonCache): string {
   const parts = abs.split(sep).filter(Boolean)
   let cur = '/'
   for (let i = 0; i < parts.length; i++) {
     const next = join(cur, parts[i]!)
+    // Strictly inside a writable root, sandboxed code could have changed it.
+    const mutable = writableRoots.some((r) => isWithin(next, r) && next !== r)
+    const hit = mutable ? undefined : cache?.get(next)
+    if (hit !== undefined) {
+      cur = hit
+      continue
+    }
     const st = lstatOrNull(next)
     if (!st) return join(next, ...parts.slice(i + 1))
     if (st.isSymbolicLink()) {
@@ -69,6 +83,7 @@ export function canonicalize(abs: string, writableRoots: readonly string[], what
     } else {
       cur = next
     }
+    if (!mutable) cache?.set(next, cur)
   }
   return cur
 }

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs'
 import { PolicyError } from '../errors.js'
 import { buildEnv } from './env.js'
 import { expandDenyGlobs } from './globs.js'
-import { canonicalize, canonicalWriteRoots, dedupeRoots, expandPath, hasGlob, type ExpandContext } from './paths.js'
+import { canonicalize, canonicalWriteRoots, dedupeRoots, expandPath, hasGlob, type CanonCache, type ExpandContext } from './paths.js'
 import { builtinSecretDenies } from './profiles.js'
 import type { Profile } from './schema.js'
 
@@ -36,6 +36,8 @@ export interface ResolveInput {
   tmpdir: string
   baseEnv: NodeJS.ProcessEnv
   home?: string
+  /** Per-sandbox cache of canonical paths outside writable roots. */
+  cache?: CanonCache
 }
 
 function checkCwd(cwd: string): void {
@@ -48,13 +50,13 @@ function checkCwd(cwd: string): void {
   if (!st.isDirectory()) throw new PolicyError(`working directory ${cwd} is not a directory`, { where: 'cwd' })
 }
 
-function splitDenies(raw: readonly string[], ctx: ExpandContext, writeRoots: string[]) {
+function splitDenies(raw: readonly string[], ctx: ExpandContext, writeRoots: string[], cache: CanonCache | undefined) {
   const paths: string[] = []
   const globs: string[] = []
   for (const r of raw) {
     const abs = expandPath(r, ctx)
     if (hasGlob(abs)) globs.push(abs)
-    else paths.push(canonicalize(abs, writeRoots, 'deny-read path'))
+    else paths.push(canonicalize(abs, writeRoots, 'deny-read path', cache))
   }
   const expanded = expandDenyGlobs(globs)
   for (const m of expanded.matches) paths.push(canonicalize(m, writeRoots, 'deny-read match'))
@@ -69,12 +71,12 @@ export function resolvePolicy(input: ResolveInput): ResolvedPolicy {
   const writeRoots = canonicalWriteRoots(fs.write.map((p) => expandPath(p, ctx)))
   const readAll = fs.read === 'all'
   const readRoots = readAll ? ['/'] : dedupeRoots((fs.read as string[]).map((p) => canonicalize(expandPath(p, ctx), writeRoots, 'read root')))
-  const denies = splitDenies([...(fs.denySecrets ? builtinSecretDenies() : []), ...fs.denyRead], ctx, writeRoots)
-  const protectedPaths = [...new Set(fs.protected.map((p) => canonicalize(expandPath(p, ctx), writeRoots, 'protected path')))]
+  const denies = splitDenies([...(fs.denySecrets ? builtinSecretDenies() : []), ...fs.denyRead], ctx, writeRoots, input.cache)
+  const protectedPaths = [...new Set(fs.protected.map((p) => canonicalize(expandPath(p, ctx), writeRoots, 'protected path', input.cache)))]
   const { env, dropped } = buildEnv(input.baseEnv, profile.env, input.tmpdir ? { TMPDIR: input.tmpdir } : {})
   return {
     profileName: input.profileName,
-    cwd: canonicalize(input.cwd, [], 'cwd'),
+    cwd: canonicalize(input.cwd, [], 'cwd', input.cache),
     tmpdir: input.tmpdir,
     readAll,
     readRoots,

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path'
 import { UnsupportedError } from '../errors.js'
 import { loadProfile, DEFAULT_PROFILE } from '../policy/profiles.js'
 import { resolvePolicy, type ResolvedPolicy } from '../policy/resolve.js'
+import type { CanonCache } from '../policy/paths.js'
 import type { Profile, ProfileInput } from '../policy/schema.js'
 import { prepareLinux } from '../platform/linux/index.js'
 import type { Prepared } from '../platform/backend.js'
@@ -58,6 +59,7 @@ class LinuxSandbox implements Sandbox {
   private readonly explicit: Set<string>
   private readonly baseEnv: NodeJS.ProcessEnv
   private tmp: string | undefined
+  private readonly canonCache: CanonCache = new Map()
 
   constructor(private readonly options: ParsedSandboxOptions) {
     this.cwd = resolve(options.cwd ?? process.cwd())
@@ -78,7 +80,7 @@ class LinuxSandbox implements Sandbox {
   }
 
   private resolve(): ResolvedPolicy {
-    return resolvePolicy({ profile: this.profile, profileName: this.profileName, cwd: this.cwd, tmpdir: this.tmpdir(), baseEnv: this.baseEnv })
+    return resolvePolicy({ profile: this.profile, profileName: this.profileName, cwd: this.cwd, tmpdir: this.tmpdir(), baseEnv: this.baseEnv, cache: this.canonCache })
   }
 
   /** Resolve and plan one launch; throws typed errors before anything runs. */

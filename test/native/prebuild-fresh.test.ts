@@ -14,9 +14,9 @@ describe('committed prebuilds', () => {
 
   it.each(platforms)('%s was built from the native sources in this tree', (platform) => {
     const stampFile = join(dir, platform, 'SOURCE_HASH.json')
-    expect(existsSync(stampFile), `${stampFile} missing: run npm run prebuild`).toBe(true)
+    expect(existsSync(stampFile), `${stampFile} missing: run npm run prebuilds`).toBe(true)
     const stamp = JSON.parse(readFileSync(stampFile, 'utf8')) as { sourceHash: string; files: string[] }
-    expect(stamp.sourceHash, 'native/ changed since the prebuild: run npm run prebuild').toBe((nativeSourceHash as () => string)())
+    expect(stamp.sourceHash, 'native/ changed since the prebuild: run npm run prebuilds').toBe((nativeSourceHash as () => string)())
     const launcher = platform.startsWith('win32') ? 'cordon-launcher.exe' : 'cordon-launcher'
     expect(stamp.files).toContain(launcher)
     expect(existsSync(join(dir, platform, launcher))).toBe(true)
