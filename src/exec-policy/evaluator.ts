@@ -56,7 +56,7 @@ class Evaluator {
       case 'name':
         return this.lookup(expr.name, expr.pos)
       case 'add':
-        return this.add(this.eval(expr.left), this.eval(expr.right), expr.pos)
+        return this.sum(expr)
       case 'call':
         return this.call(expr.callee, expr.args, expr.pos)
     }
@@ -69,6 +69,22 @@ class Evaluator {
     if (value) return value
     if (this.builtins.has(name)) return { t: 'builtin', name, pos }
     throw this.check.fail(pos, `name '${name}' is not defined`)
+  }
+
+  /** `a + b + c` parses left-deep; walk the spine iteratively so a long chain cannot overflow the stack. */
+  private sum(expr: Expr & { kind: 'add' }): Value {
+    const spine: (Expr & { kind: 'add' })[] = []
+    let node: Expr = expr
+    while (node.kind === 'add') {
+      spine.push(node)
+      node = node.left
+    }
+    let value = this.eval(node)
+    for (let i = spine.length - 1; i >= 0; i--) {
+      const step = spine[i] as Expr & { kind: 'add' }
+      value = this.add(value, this.eval(step.right), step.pos)
+    }
+    return value
   }
 
   private add(left: Value, right: Value, pos: Pos): Value {
