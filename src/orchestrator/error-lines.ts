@@ -1,0 +1,52 @@
+/**
+ * Reading error lines: which lines report a permission error, and which
+ * paths they name. Tools word these differently (coreutils quote the path,
+ * `sh` does not, Node writes `open '/x'`, Python `: '/x'`), so we collect
+ * every plausible path and let the profile decide which ones it denies.
+ * Words like "sandbox" in output are never evidence: the command controls
+ * its own output.
+ */
+
+/** errno texts and names of a refused filesystem operation. */
+const PERMISSION = /permission denied|\bEACCES\b|read-only file system|\bEROFS\b|operation not permitted|\bEPERM\b|\[Errno (?:1|13|30)\]/i
+
+export function isPermissionLine(line: string): boolean {
+  return PERMISSION.test(line)
+}
+
+/** Quoted spans: 'x', "x", ‘x’, `x'. */
+const QUOTED = /'([^'\n]+)'|"([^"\n]+)"|‘([^’\n]+)’|`([^'`\n]+)'/g
+/** Unquoted absolute / ./ / ../ paths after a separator. */
+const BARE_PATH = /(?:^|[\s:=(,])((?:\/|\.\.?\/)[^\s:'"‘’`,)]*)/g
+/** `NAME: Permission denied` — the token right before the errno text (sh: `cannot create out.txt: …`). */
+const BEFORE_ERRNO = /(?:^|\s)([^\s:'"‘’`]+):\s*(?:Permission denied|Read-only file system|Operation not permitted)/gi
+
+/** Candidate paths named by one error line, in order, without duplicates. */
+export function pathsInLine(line: string): string[] {
+  const out = new Set<string>()
+  for (const m of line.matchAll(QUOTED)) {
+    const s = m[1] ?? m[2] ?? m[3] ?? m[4]
+    if (s && looksLikePath(s)) out.add(s)
+  }
+  for (const m of line.matchAll(BARE_PATH)) if (m[1] && looksLikePath(m[1])) out.add(m[1])
+  for (const m of line.matchAll(BEFORE_ERRNO)) if (m[1] && looksLikePath(m[1])) out.add(m[1])
+  return [...out]
+}
+
+function looksLikePath(s: string): boolean {
+  if (s.length > 4096 || /^\w+:\/\//.test(s)) return false // URLs are not files
+  if (/^\d+$/.test(s)) return false // `sh: 1: …` line numbers
+  if (/^(?:E[A-Z]+|line|Errno|Error|error)$/.test(s)) return false
+  return !/[\s\0]/.test(s)
+}
+
+/** Every non-empty line of stderr, then stdout (some tools report errors there). */
+export function outputLines(result: { stderr: string; stdout: string }): { source: 'stderr' | 'stdout'; line: string }[] {
+  const lines: { source: 'stderr' | 'stdout'; line: string }[] = []
+  for (const source of ['stderr', 'stdout'] as const) {
+    // Bound the work on huge outputs: errors are usually at the end.
+    const text = result[source].length > 256 * 1024 ? result[source].slice(-256 * 1024) : result[source]
+    for (const line of text.split('\n')) if (line.trim()) lines.push({ source, line: line.slice(0, 4096) })
+  }
+  return lines
+}

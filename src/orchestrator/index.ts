@@ -1,0 +1,36 @@
+/**
+ * cordon orchestrator: approval modes, hooks, session cache, amendments,
+ * denial detection with attribution, and bounded escalation that never
+ * drops a denied read.
+ */
+export { createOrchestrator, type Orchestrator, type OrchestratorOptions, type Assessment } from './orchestrator.js'
+export { execRequestSchema, orchestratorOptionsSchema, type ExecRequest } from './options.js'
+export type { ExecOutcome, ExecStatus, Escalation } from './outcome.js'
+export type { AttemptRecord } from './attempt.js'
+export { approvalModeSchema, promptClassSchema, type ApprovalMode, type PromptClass } from './approval-mode.js'
+export {
+  approvalDecisionSchema,
+  type ApprovalDecision,
+  type ApprovalDecisionName,
+  type ApprovalRecord,
+  type ApprovalRequest,
+  type Approver,
+  type DecisionSource,
+} from './approval.js'
+export { requirementFor, type Requirement, type SandboxPermissions } from './requirement.js'
+export type {
+  Hooks,
+  Hook,
+  PreToolUseInput,
+  PreToolUseResult,
+  PermissionRequestInput,
+  PermissionRequestResult,
+  PostToolUseInput,
+  PostToolUseResult,
+  ShownResult,
+} from './hooks.js'
+export type { HookCommand } from './hook-command.js'
+export { detectDenials, type Denial, type DenialRule } from './denial.js'
+export type { Widening } from './widen.js'
+export { appendPrefixRule, appendNetworkRule, type AmendResult } from './amendments.js'
+export { SessionCache } from './session-cache.js'

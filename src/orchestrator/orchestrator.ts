@@ -1,0 +1,321 @@
+/**
+ * createOrchestrator(): should a command run, who decides, with what
+ * rights. One exec goes:
+ *   PreToolUse hooks → exec policy → requirement (approval mode)
+ *   → session cache → PermissionRequest hooks → reviewer | user
+ *   → attempt 1 in the profile's sandbox
+ *   → on a sandbox denial, at most one wider attempt (escalation.ts)
+ *   → PostToolUse hooks.
+ * No global state: each orchestrator has its own session cache.
+ */
+import { resolve } from 'node:path'
+import { AbortError, PolicyError } from '../errors.js'
+import type { CommandDecision, ExecPolicy } from '../exec-policy/index.js'
+import { createSandbox as defaultCreateSandbox, type Sandbox } from '../sandbox/sandbox.js'
+import type { SandboxOptions } from '../sandbox/options.js'
+import type { ApprovalRecord, ApprovalRequest, Approver } from './approval.js'
+import type { ApprovalSettings } from './approval-mode.js'
+import { applyAnswer } from './answer-effects.js'
+import { runAttempt } from './attempt.js'
+import { patchKeys, runKey } from './command-key.js'
+import { askApprovers, type Deciders } from './decision-flow.js'
+import { escalate, type EscalationContext } from './escalation.js'
+import type { Hooks } from './hooks.js'
+import { execRequestSchema, expandHome, orchestratorOptionsSchema, parseWith, type ExecRequest, type ExecRequestParsed } from './options.js'
+import type { ExecOutcome, ExecStatus } from './outcome.js'
+import { PolicyStore } from './policy-store.js'
+import { requirementFor, type Requirement } from './requirement.js'
+import { SessionCache } from './session-cache.js'
+import { runPostToolUse, runPreToolUse } from './tool-hooks.js'
+import { noSandboxWidening, applyWidening } from './widen.js'
+import type { AmendResult } from './amendments.js'
+import type { AttemptRecord } from './attempt.js'
+
+export interface OrchestratorOptions {
+  /** createSandbox() options for the first attempt. Default: `{}` (workspace-write in process.cwd()). */
+  sandbox?: SandboxOptions
+  /** Rules files (Codex `.rules`), merged in order; `~/` expands. A file that does not parse is an error. */
+  rules?: string[]
+  /** Where amendments go. Default: the last `rules` file. */
+  amendRules?: string
+  approvalMode?: ApprovalSettings['mode']
+  /** Granular switches: prompt classes refused without asking. */
+  reject?: ApprovalSettings['reject'] extends ReadonlySet<infer C> ? C[] : never
+  onApproval?: Approver
+  reviewer?: Approver
+  /** Strict automatic review: `reviewer` answers instead of `onApproval`, and re-approves every wider attempt. Default: true when a reviewer is given. */
+  strictReview?: boolean
+  hooks?: Hooks
+  hookTimeoutMs?: number
+  approvalTimeoutMs?: number
+  escalateOnFailure?: boolean
+  allowMeansNoSandbox?: boolean
+  allowUnsandboxed?: boolean
+  createSandbox?: (options: SandboxOptions) => Sandbox
+}
+
+export interface Assessment {
+  readonly command: readonly string[]
+  readonly policy: CommandDecision
+  readonly requirement: Requirement
+}
+
+export interface Orchestrator {
+  /** Decide, approve, run (at most twice) and report. Rejects only with AbortError or PolicyError (bad input, bad rules file). */
+  exec(request: ExecRequest): Promise<ExecOutcome>
+  /** The policy decision and requirement for a command, without hooks, prompts or running anything. */
+  assess(request: ExecRequest): Promise<Assessment>
+  /** Abort every exec in flight (what an approver's `abort` does). Later execs run normally. */
+  abortAll(reason?: string): void
+  readonly sessionCache: SessionCache
+}
+
+export function createOrchestrator(options: OrchestratorOptions = {}): Orchestrator {
+  return new OrchestratorImpl(options)
+}
+
+class OrchestratorImpl implements Orchestrator {
+  readonly sessionCache = new SessionCache()
+  private readonly o: ReturnType<typeof orchestratorOptionsSchema.parse>
+  private readonly base: SandboxOptions
+  private readonly baseCwd: string
+  private readonly settings: ApprovalSettings
+  private readonly store: PolicyStore
+  private readonly amendFile: string | undefined
+  private readonly deciders: Deciders
+  private readonly make: (options: SandboxOptions) => Sandbox
+  private stop = new AbortController()
+  private writableRoots: string[] | undefined
+
+  constructor(raw: OrchestratorOptions) {
+    this.o = parseWith(orchestratorOptionsSchema, raw, 'createOrchestrator options')
+    const strict = this.o.strictReview ?? this.o.reviewer !== undefined
+    if (strict && !this.o.reviewer) throw new PolicyError('strictReview needs a reviewer callback', { where: 'createOrchestrator options: reviewer' })
+    this.base = this.o.sandbox as SandboxOptions
+    this.baseCwd = resolve(this.base.cwd ?? process.cwd())
+    this.settings = { mode: this.o.approvalMode, reject: new Set(this.o.reject) }
+    const rules = this.o.rules.map(expandHome)
+    this.amendFile = this.o.amendRules ? expandHome(this.o.amendRules) : rules[rules.length - 1]
+    this.store = new PolicyStore(rules, this.amendFile)
+    this.make = (this.o.createSandbox as OrchestratorOptions['createSandbox']) ?? defaultCreateSandbox
+    this.deciders = {
+      permissionHooks: (this.o.hooks.permissionRequest ?? []) as NonNullable<Hooks['permissionRequest']>,
+      hookTimeoutMs: this.o.hookTimeoutMs,
+      onApproval: this.o.onApproval as Approver | undefined,
+      reviewer: this.o.reviewer as Approver | undefined,
+      strictReview: strict,
+      approvalTimeoutMs: this.o.approvalTimeoutMs,
+    }
+  }
+
+  abortAll(reason = 'aborted'): void {
+    this.stop.abort(new AbortError(reason))
+    this.stop = new AbortController()
+  }
+
+  async assess(raw: ExecRequest): Promise<Assessment> {
+    const req = parseWith(execRequestSchema, raw, 'exec request')
+    const cwd = resolve(req.cwd ?? this.baseCwd)
+    const policy = await this.store.current()
+    const decision = this.decide(policy, req.command, cwd, req)
+    return { command: req.command, policy: decision, requirement: this.requirement(decision, req) }
+  }
+
+  async exec(raw: ExecRequest): Promise<ExecOutcome> {
+    const req = parseWith(execRequestSchema, raw, 'exec request')
+    const signal = AbortSignal.any([this.stop.signal, ...(req.signal ? [req.signal] : [])])
+    if (signal.aborted) throw new AbortError('aborted before the command was decided')
+    const cwd = resolve(req.cwd ?? this.baseCwd)
+    const rec = new Recorder(req.command, cwd)
+    const hooks = this.o.hooks as Hooks
+    const pre = await runPreToolUse(
+      hooks.preToolUse,
+      { event: 'PreToolUse', command: req.command, cwd, sandboxPermissions: req.sandboxPermissions, ...(req.justification ? { justification: req.justification } : {}) },
+      this.o.hookTimeoutMs,
+      signal,
+      rec.hookErrors,
+    )
+    rec.command = pre.command
+    if (pre.kind === 'blocked') {
+      rec.approval = { decision: 'denied', source: 'hook', reason: pre.reason }
+      return rec.finish('blocked', pre.reason)
+    }
+    const policy = await this.store.current()
+    const decision = this.decide(policy, pre.command, cwd, req)
+    const requirement = this.requirement(decision, req)
+    rec.policy = decision
+    rec.requirement = requirement
+    if (requirement.kind === 'forbidden') {
+      rec.approval = { decision: 'denied', source: 'policy', reason: requirement.reason }
+      return rec.finish('forbidden', requirement.reason)
+    }
+    const approval = await this.approveFirst(req, pre, decision, requirement, cwd, signal, rec)
+    rec.approval = approval
+    if (approval.decision === 'denied' || approval.decision === 'timed_out') {
+      return rec.finish(approval.decision, approval.reason ?? `approval: ${approval.decision}`)
+    }
+    const escalatedFirst = requirement.kind === 'skip' ? requirement.sandbox === 'escalated' : req.sandboxPermissions === 'require_escalated'
+    const widening = escalatedFirst ? noSandboxWidening(this.base, this.o.allowUnsandboxed) : undefined
+    const runOpts = { ...(req.timeout ? { timeout: req.timeout } : {}), ...(req.input !== undefined ? { input: req.input } : {}), ...(req.env ? { env: req.env } : {}), signal }
+    const first = await runAttempt({ index: 1, options: applyWidening(this.base, widening), widening, approval, command: pre.command, cwd, run: runOpts, createSandbox: this.make })
+    rec.attempts.push(first)
+    if (first.error) return rec.finish('error', first.error.message)
+    if (first.result?.aborted) throw new AbortError('aborted while the command ran', rec.snapshot('completed'))
+    if (first.denials.length > 0) {
+      const ctx: EscalationContext = {
+        request: req,
+        command: pre.command,
+        cwd,
+        decision,
+        policy,
+        settings: this.settings,
+        toolAllows: req.escalateOnFailure ?? this.o.escalateOnFailure,
+        base: this.base,
+        deciders: this.deciders,
+        cache: this.sessionCache,
+        amendFile: this.amendFile,
+        amendments: rec.amendments,
+        notes: rec.notes,
+        hookErrors: rec.hookErrors,
+        signal,
+        run: runOpts,
+        createSandbox: this.make,
+        onAbort: () => this.abortAll('an approver answered abort'),
+      }
+      const esc = await escalate(ctx, first)
+      rec.escalation = esc.escalation
+      if (esc.attempt) rec.attempts.push(esc.attempt)
+      if (esc.attempt?.result?.aborted) throw new AbortError('aborted while the command ran', rec.snapshot('completed'))
+      if (esc.attempt?.error) return rec.finish('error', esc.attempt.error.message)
+    }
+    const last = rec.attempts[rec.attempts.length - 1] as AttemptRecord
+    if (last.result) {
+      const post = await runPostToolUse(hooks.postToolUse, { event: 'PostToolUse', command: pre.command, cwd, result: last.result }, this.o.hookTimeoutMs, signal, rec.hookErrors)
+      rec.result = post.result
+      rec.resultReplaced = post.replaced
+      rec.context.push(...post.context)
+    }
+    return rec.finish('completed')
+  }
+
+  private decide(policy: ExecPolicy, command: readonly string[], cwd: string, req: ExecRequestParsed): CommandDecision {
+    const PATH = req.env?.PATH ?? (this.base.env as Record<string, string | undefined> | undefined)?.PATH ?? process.env.PATH ?? ''
+    return policy.decide(command, { resolve: { PATH, cwd, writableRoots: this.writeRoots() } })
+  }
+
+  /** The profile's write roots (a PATH entry inside one cannot be trusted to name a program). */
+  private writeRoots(): string[] {
+    if (!this.writableRoots) {
+      try {
+        const sb = this.make(this.base)
+        try {
+          this.writableRoots = sb.report().filesystem.writeRoots
+        } finally {
+          sb.close()
+        }
+      } catch {
+        this.writableRoots = [this.baseCwd] // the report failed: at least the workspace is writable
+      }
+    }
+    return this.writableRoots
+  }
+
+  private requirement(decision: CommandDecision, req: ExecRequestParsed): Requirement {
+    return requirementFor({
+      decision,
+      settings: this.settings,
+      sandboxPermissions: req.sandboxPermissions,
+      justification: req.justification,
+      allowMeansNoSandbox: this.o.allowMeansNoSandbox,
+      patch: req.patch !== undefined,
+    })
+  }
+
+  /** Who lets attempt 1 run: policy (skip), a PreToolUse hook, the session cache, or the approvers. */
+  private async approveFirst(
+    req: ExecRequestParsed,
+    pre: { allowedBy?: string },
+    decision: CommandDecision,
+    requirement: Requirement,
+    cwd: string,
+    signal: AbortSignal,
+    rec: Recorder,
+  ): Promise<ApprovalRecord> {
+    if (requirement.kind === 'skip') return { decision: 'approved', source: 'policy', reason: requirement.reason }
+    if (requirement.kind === 'forbidden') return { decision: 'denied', source: 'policy', reason: requirement.reason }
+    if (pre.allowedBy !== undefined) return { decision: 'approved', source: 'hook', reason: pre.allowedBy }
+    const keys = req.patch ? patchKeys(req.patch.environment, cwd, req.patch.paths) : [runKey(decision, rec.command)]
+    if (this.sessionCache.covers(keys)) return { decision: 'approved', source: 'cache' }
+    const request: ApprovalRequest = {
+      kind: 'exec',
+      attempt: 1,
+      command: rec.command,
+      cwd,
+      promptClass: requirement.promptClass,
+      reason: requirement.reason,
+      ...(req.justification ? { justification: req.justification } : {}),
+      ...(requirement.proposedAmendment ? { proposedAmendment: requirement.proposedAmendment } : {}),
+      ...(req.patch ? { patch: { environment: req.patch.environment, paths: req.patch.paths } } : {}),
+    }
+    const answer = await askApprovers(request, this.deciders, signal)
+    rec.hookErrors.push(...answer.hookErrors)
+    if (answer.decision === 'abort') {
+      this.abortAll('an approver answered abort')
+      throw new AbortError('an approver answered abort', rec.snapshot('denied'))
+    }
+    try {
+      const effect = await applyAnswer(answer.decision, { cache: this.sessionCache, keys, amendFile: this.amendFile, proposedAmendment: requirement.proposedAmendment, network: undefined, amendments: rec.amendments })
+      if (effect.note) rec.notes.push(effect.note)
+      return effect.run ? answer.record : { ...answer.record, decision: 'denied' }
+    } catch (e) {
+      rec.notes.push(`amendment not written: ${(e as Error).message}`)
+      return answer.record
+    }
+  }
+}
+
+/** Collects the outcome as the exec proceeds. */
+class Recorder {
+  policy: CommandDecision | undefined
+  requirement: Requirement | undefined
+  approval: ApprovalRecord | undefined
+  readonly attempts: AttemptRecord[] = []
+  result: ExecOutcome['result']
+  resultReplaced = false
+  escalation: ExecOutcome['escalation']
+  readonly amendments: AmendResult[] = []
+  readonly context: string[] = []
+  readonly hookErrors: string[] = []
+  readonly notes: string[] = []
+
+  constructor(
+    public command: readonly string[],
+    readonly cwd: string,
+  ) {}
+
+  finish(status: ExecStatus, reason?: string): ExecOutcome {
+    return this.snapshot(status, reason)
+  }
+
+  snapshot(status: ExecStatus, reason?: string): ExecOutcome {
+    const last = this.attempts[this.attempts.length - 1]
+    return {
+      status,
+      command: this.command,
+      cwd: this.cwd,
+      ...(reason !== undefined ? { reason } : {}),
+      ...(this.policy ? { policy: this.policy } : {}),
+      ...(this.requirement ? { requirement: this.requirement } : {}),
+      ...(this.approval ? { approval: this.approval } : {}),
+      attempts: [...this.attempts],
+      ...(this.result ?? last?.result ? { result: this.result ?? last?.result } : {}),
+      resultReplaced: this.resultReplaced,
+      denials: last?.denials ?? [],
+      ...(this.escalation ? { escalation: this.escalation } : {}),
+      amendments: [...this.amendments],
+      context: [...this.context],
+      hookErrors: [...this.hookErrors],
+      notes: [...this.notes],
+    }
+  }
+}

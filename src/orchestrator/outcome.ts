@@ -1,0 +1,63 @@
+/**
+ * The outcome of one exec: data, not exceptions (only an abort throws).
+ * It records every attempt (at most two) with its sandbox options, the
+ * widening, who decided it could run, the real result and the denials
+ * detected, so a caller or an audit log can see why something ran where.
+ */
+import type { CommandDecision } from '../exec-policy/index.js'
+import type { SandboxResult } from '../sandbox/result.js'
+import type { ApprovalRecord } from './approval.js'
+import type { AmendResult } from './amendments.js'
+import type { AttemptRecord } from './attempt.js'
+import type { Denial } from './denial.js'
+import type { Requirement } from './requirement.js'
+import type { Widening } from './widen.js'
+
+/**
+ * - `completed`: the command ran (see `result.exitCode`; it may have failed);
+ * - `forbidden`: the policy or the approval mode refuses it, nothing ran;
+ * - `blocked`: a PreToolUse hook blocked it, nothing ran;
+ * - `denied` / `timed_out`: the approver said no (or did not answer in time)
+ *   to the first attempt, nothing ran;
+ * - `error`: the sandbox could not be set up (attempt.error says why).
+ */
+export type ExecStatus = 'completed' | 'forbidden' | 'blocked' | 'denied' | 'timed_out' | 'error'
+
+export interface Escalation {
+  /** True when a second, wider attempt ran. */
+  readonly attempted: boolean
+  readonly widening?: Widening
+  /** The approval asked for the wider attempt (also when it was refused). */
+  readonly approval?: ApprovalRecord
+  /** Why (part of) the denial was not widened, or why no retry happened. */
+  readonly refused: readonly string[]
+}
+
+export interface ExecOutcome {
+  readonly status: ExecStatus
+  /** The command as decided and run (after any PreToolUse rewrite). */
+  readonly command: readonly string[]
+  readonly cwd: string
+  readonly reason?: string
+  /** The exec policy's decision for the command. */
+  readonly policy?: CommandDecision
+  readonly requirement?: Requirement
+  /** Who decided whether attempt 1 could run (hook, policy, reviewer, user, cache), also when it could not. */
+  readonly approval?: ApprovalRecord
+  readonly attempts: readonly AttemptRecord[]
+  /** What the caller is shown: the last attempt's result, possibly replaced by PostToolUse hooks. */
+  readonly result?: SandboxResult
+  /** True when a PostToolUse hook replaced part of `result` (attempts keep the real one). */
+  readonly resultReplaced: boolean
+  /** Sandbox denials of the last attempt. */
+  readonly denials: readonly Denial[]
+  readonly escalation?: Escalation
+  /** Rules written to the amendments file during this exec. */
+  readonly amendments: readonly AmendResult[]
+  /** Context added by PostToolUse hooks. */
+  readonly context: readonly string[]
+  /** Hooks that failed or timed out (PreToolUse failures also block). */
+  readonly hookErrors: readonly string[]
+  /** Anything else worth knowing: an amendment that could not be written, an approver's invalid answer. */
+  readonly notes: readonly string[]
+}

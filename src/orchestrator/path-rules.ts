@@ -1,0 +1,93 @@
+/**
+ * Does the profile of an attempt deny this path, and how? Answers from the
+ * enforcement report of that very attempt (the roots the launcher applied),
+ * never from a guess. A path inside the write roots that is not protected
+ * is not the sandbox's doing, whatever the error says.
+ */
+import { accessSync, constants, realpathSync, statSync } from 'node:fs'
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path'
+import type { Enforcement } from '../sandbox/enforcement.js'
+
+export type PathRule = 'deny-read' | 'outside-read-roots' | 'protected' | 'outside-write-roots'
+
+export function isUnder(path: string, root: string): boolean {
+  if (root === '/') return path.startsWith('/')
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
+}
+
+/**
+ * Canonical form of a path that may not exist yet: the nearest existing
+ * ancestor through realpath, plus the rest. A symlink planted in the
+ * workspace therefore resolves to where it really points.
+ */
+export function canonicalPath(path: string): string {
+  const abs = resolve(path)
+  let head = abs
+  const tail: string[] = []
+  for (;;) {
+    try {
+      return join(realpathSync(head), ...tail.reverse())
+    } catch {
+      const parent = dirname(head)
+      if (parent === head) return abs
+      tail.push(basename(head))
+      head = parent
+    }
+  }
+}
+
+/** The nearest existing directory at or above `path` (canonical): a write root that can be added. */
+export function nearestExistingDir(path: string): string {
+  let p = path
+  for (;;) {
+    try {
+      if (statSync(p).isDirectory()) return realpathSync(p)
+    } catch {
+      /* missing, or not reachable: keep walking up */
+    }
+    const parent = dirname(p)
+    if (parent === p) return '/'
+    p = parent
+  }
+}
+
+/** Which rule of the attempt's profile denies `path` for reading, if any. */
+export function readRuleFor(fs: Enforcement['filesystem'], path: string): PathRule | undefined {
+  if (fs.denyRead.some((d) => isUnder(path, d))) return 'deny-read'
+  if (!fs.readAll && !fs.readRoots.some((r) => isUnder(path, r))) return 'outside-read-roots'
+  return undefined
+}
+
+/** Which rule denies writing `path`, if any. */
+export function writeRuleFor(fs: Enforcement['filesystem'], path: string): PathRule | undefined {
+  if (fs.protected.some((p) => isUnder(path, p))) return 'protected'
+  if (!fs.writeRoots.some((r) => isUnder(path, r))) return 'outside-write-roots'
+  return undefined
+}
+
+/**
+ * Would the operating system itself (file modes, a read-only mount) refuse
+ * this write without any sandbox? Checked from this unconfined process, as
+ * the same user: if so, the error is not the sandbox's and widening is
+ * pointless.
+ */
+export function hostRefusesWrite(path: string): boolean {
+  let p = path
+  for (;;) {
+    try {
+      accessSync(p, constants.W_OK)
+      return false
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return true
+    }
+    const parent = dirname(p)
+    if (parent === p) return false
+    p = parent
+  }
+}
+
+export function absoluteFrom(cwd: string, p: string): string | undefined {
+  if (p.startsWith('~')) return undefined // whose home? not attributable
+  return isAbsolute(p) ? p : resolve(cwd, p)
+}
