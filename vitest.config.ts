@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     pool: 'forks',
     include: ['test/**/*.test.ts'],
+    globalSetup: ['./test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     typecheck: { enabled: true, tsconfig: './tsconfig.json', include: ['test/**/*.test-d.ts'] },

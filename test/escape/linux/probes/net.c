@@ -1,0 +1,98 @@
+/*
+ * net.c — network escape attempts with the profile's network off: TCP and
+ * UDP to servers the test runs on loopback (IPv4 and IPv6), raw, packet and
+ * netlink sockets, unix sockets of a host server (pathname and abstract),
+ * and socketpair(AF_UNIX), which must keep working.
+ */
+#include "probe.h"
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* Fill a sockaddr for HOST (IPv4 or IPv6 literal) and PORT. */
+static socklen_t inet_address(const char *host, const char *port, struct sockaddr_storage *ss) {
+  memset(ss, 0, sizeof *ss);
+  struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+  struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+  if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons((uint16_t)atoi(port));
+    return sizeof *v4;
+  }
+  if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons((uint16_t)atoi(port));
+    return sizeof *v6;
+  }
+  return 0;
+}
+
+/* socket() is the first call under test: its errno is what a filter on it answers. */
+static int connect_to(int type, char **a) {
+  struct sockaddr_storage ss;
+  socklen_t len = inet_address(a[0], a[1], &ss);
+  if (!len) { errno = EINVAL; return setup_failed("address"); }
+  int fd = socket(ss.ss_family, type | SOCK_CLOEXEC, 0);
+  if (fd < 0) return outcome(-1);
+  long rc = connect(fd, (struct sockaddr *)&ss, len);
+  if (rc == 0 && type == SOCK_DGRAM) rc = send(fd, "ping", 4, 0);
+  close(fd);
+  return outcome(rc);
+}
+
+static int cmd_tcp(char **a) { return connect_to(SOCK_STREAM, a); }
+static int cmd_udp(char **a) { return connect_to(SOCK_DGRAM, a); }
+
+static int open_socket(int family, int type, int protocol) {
+  int fd = socket(family, type | SOCK_CLOEXEC, protocol);
+  if (fd >= 0) close(fd);
+  return outcome(fd);
+}
+
+static int cmd_raw(char **a) { (void)a; return open_socket(AF_INET, SOCK_RAW, IPPROTO_ICMP); }
+static int cmd_packet(char **a) { (void)a; return open_socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL)); }
+static int cmd_netlink(char **a) { (void)a; return open_socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE); }
+
+/* Connect to a unix socket: a path, or an abstract name given as "@name". */
+static int cmd_unix(char **a) {
+  struct sockaddr_un sun = {.sun_family = AF_UNIX};
+  socklen_t len = sizeof sun;
+  if (a[0][0] == '@') {
+    strncpy(sun.sun_path + 1, a[0] + 1, sizeof sun.sun_path - 2);
+    len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(a[0] + 1));
+  } else {
+    strncpy(sun.sun_path, a[0], sizeof sun.sun_path - 1);
+  }
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return outcome(-1);
+  long rc = connect(fd, (struct sockaddr *)&sun, len);
+  close(fd);
+  return outcome(rc);
+}
+
+static int cmd_socketpair(char **a) {
+  int sv[2];
+  char c = 0;
+  (void)a;
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) return outcome(-1);
+  long rc = write(sv[0], "x", 1) == 1 && read(sv[1], &c, 1) == 1 && c == 'x' ? 0 : -1;
+  return outcome(rc);
+}
+
+static const struct probe_cmd cmds[] = {
+  {"tcp", 2, cmd_tcp},
+  {"udp", 2, cmd_udp},
+  {"raw", 0, cmd_raw},
+  {"packet", 0, cmd_packet},
+  {"netlink", 0, cmd_netlink},
+  {"unix", 1, cmd_unix},
+  {"socketpair", 0, cmd_socketpair},
+  {NULL, 0, NULL},
+};
+
+int main(int argc, char **argv) { return probe_main(cmds, argc, argv); }

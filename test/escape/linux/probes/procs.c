@@ -1,0 +1,211 @@
+/*
+ * procs.c — process and privilege escape attempts: reaching the parent
+ * (ptrace, process_vm_readv, /proc/<pid>/mem|environ), signalling an outside
+ * process, reading the capability/no_new_privs state, inherited fds,
+ * rlimits, the session, TIOCSTI, and the mount/namespace calls.
+ *
+ * Calls that need privilege first take it the way the identity can: root
+ * enters a private mount namespace, an unprivileged user a new user
+ * namespace too, so an unconfined run succeeds without touching host mounts.
+ * Inside the sandbox that preparation fails and the call under test is
+ * still attempted, so its own denial is what gets printed.
+ */
+#include "probe.h"
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void gain_privilege(void) {
+  int flags = CLONE_NEWNS | CLONE_NEWUTS;
+  if (geteuid() != 0) flags |= CLONE_NEWUSER;
+  /* Private propagation first: nothing mounted below may reach the host. */
+  if (unshare(flags) == 0) mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
+static int cmd_ptrace_parent(char **a) {
+  (void)a;
+  return outcome(ptrace(PTRACE_SEIZE, getppid(), 0, 0)); /* no stop: detached at exit */
+}
+
+/* Address of the parent's first mapping when /proc says it, else a guess. */
+static unsigned long parent_address(void) {
+  char path[64];
+  unsigned long addr = 0x10000;
+  snprintf(path, sizeof path, "/proc/%d/maps", (int)getppid());
+  FILE *f = fopen(path, "re");
+  if (f) { if (fscanf(f, "%lx", &addr) != 1) addr = 0x10000; fclose(f); }
+  return addr;
+}
+
+static int cmd_vmread_parent(char **a) {
+  char buf[8];
+  (void)a;
+  struct iovec local = {buf, sizeof buf}, remote = {(void *)parent_address(), sizeof buf};
+  return outcome(process_vm_readv(getppid(), &local, 1, &remote, 1, 0));
+}
+
+static int cmd_proc_parent(char **a) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/%s", (int)getppid(), a[0]);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return outcome(-1);
+  char buf[64];
+  long rc = strcmp(a[0], "mem") == 0 ? 0 : read(fd, buf, sizeof buf); /* mem: opening is the attack */
+  close(fd);
+  return outcome(rc); /* never print the content: it holds the parent's secrets */
+}
+
+static int cmd_kill(char **a) { return outcome(kill((pid_t)atoi(a[0]), SIGTERM)); }
+
+/* `OK CapInh=… CapPrm=… CapEff=… CapBnd=… CapAmb=… NoNewPrivs=…` */
+static int cmd_status(char **a) {
+  char line[256], key[32], val[64];
+  (void)a;
+  FILE *f = fopen("/proc/self/status", "re");
+  if (!f) return setup_failed("status");
+  printf("OK");
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "%31[^:]:%63s", key, val) == 2 && (strncmp(key, "Cap", 3) == 0 || strcmp(key, "NoNewPrivs") == 0))
+      printf(" %s=%s", key, val);
+  printf("\n");
+  fclose(f);
+  return 0;
+}
+
+static int cmd_fd(char **a) { return outcome(fcntl(atoi(a[0]), F_GETFD)); }
+
+static void print_limit(const char *name, int resource) {
+  struct rlimit r;
+  getrlimit(resource, &r);
+  printf(" %s=", name);
+  if (r.rlim_cur == RLIM_INFINITY) printf("inf/"); else printf("%llu/", (unsigned long long)r.rlim_cur);
+  if (r.rlim_max == RLIM_INFINITY) printf("inf"); else printf("%llu", (unsigned long long)r.rlim_max);
+}
+
+static int cmd_rlimit(char **a) {
+  (void)a;
+  printf("OK");
+  print_limit("core", RLIMIT_CORE);
+  print_limit("nofile", RLIMIT_NOFILE);
+  printf("\n");
+  return 0;
+}
+
+static int cmd_sid(char **a) {
+  (void)a;
+  printf(getsid(0) == getpid() ? "OK\n" : "NOTLEADER\n");
+  return 0;
+}
+
+/* A terminal of our own to inject into: a new pty made our controlling tty.
+ * Where no pty can be opened (the sandbox cannot write /dev/ptmx), /dev/null
+ * stands in: the kernel would answer ENOTTY, the filter answers EPERM. */
+static int own_tty(void) {
+  int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), s;
+  if (m >= 0 && grantpt(m) == 0 && unlockpt(m) == 0) {
+    setsid(); /* fails harmlessly when already a session leader */
+    if ((s = open(ptsname(m), O_RDWR | O_CLOEXEC)) >= 0) {
+      ioctl(s, TIOCSCTTY, 0);
+      return s;
+    }
+  }
+  return open("/dev/null", O_RDWR | O_CLOEXEC);
+}
+
+/* TIOCSTI, optionally with junk in the upper 32 bits of the request: the
+ * kernel truncates the command to 32 bits, so the filter must too. */
+static int cmd_tiocsti(char **a) {
+  unsigned long req = strcmp(a[0], "high") == 0 ? 0xdeadbeef00005412UL : 0x5412UL;
+  char c = ' ';
+  return outcome(syscall(SYS_ioctl, own_tty(), req, &c));
+}
+
+static int cmd_mount(char **a) {
+  gain_privilege();
+  long rc = mount("none", a[0], "tmpfs", 0, "size=16k");
+  if (rc == 0) umount2(a[0], MNT_DETACH);
+  return outcome(rc);
+}
+
+static int cmd_umount(char **a) {
+  gain_privilege();
+  mount("none", a[0], "tmpfs", 0, "size=16k"); /* refused in the sandbox: umount is still tried */
+  return outcome(umount2(a[0], 0));
+}
+
+static int cmd_pivot_root(char **a) {
+  gain_privilege();
+  mount("none", a[0], "tmpfs", 0, "size=16k");
+  if (chdir(a[0]) < 0) return setup_failed("chdir");
+  return outcome(syscall(SYS_pivot_root, ".", "."));
+}
+
+static int cmd_chroot(char **a) {
+  gain_privilege();
+  return outcome(chroot(a[0]));
+}
+
+static int cmd_fsopen(char **a) {
+  (void)a;
+  gain_privilege();
+  return outcome(syscall(SYS_fsopen, "tmpfs", 1 /* FSOPEN_CLOEXEC */));
+}
+
+static int cmd_open_tree(char **a) {
+  gain_privilege();
+  return outcome(syscall(SYS_open_tree, AT_FDCWD, a[0], 1 /* OPEN_TREE_CLONE */ | O_CLOEXEC));
+}
+
+static int cmd_unshare_user(char **a) {
+  (void)a;
+  return outcome(unshare(CLONE_NEWUSER));
+}
+
+/* clone(2) with CLONE_NEWUSER; x86_64 takes the flags in the first argument. */
+static int cmd_clone_user(char **a) {
+  (void)a;
+  long pid = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
+  if (pid == 0) _exit(0);
+  if (pid > 0) waitpid((pid_t)pid, NULL, 0);
+  return outcome(pid);
+}
+
+static int cmd_setns(char **a) {
+  (void)a;
+  gain_privilege();
+  int fd = open("/proc/self/ns/uts", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return setup_failed("open-ns");
+  return outcome(setns(fd, CLONE_NEWUTS));
+}
+
+static const struct probe_cmd cmds[] = {
+  {"ptrace-parent", 0, cmd_ptrace_parent},
+  {"vmread-parent", 0, cmd_vmread_parent},
+  {"proc-parent", 1, cmd_proc_parent},
+  {"kill", 1, cmd_kill},
+  {"status", 0, cmd_status},
+  {"fd", 1, cmd_fd},
+  {"rlimit", 0, cmd_rlimit},
+  {"sid", 0, cmd_sid},
+  {"tiocsti", 1, cmd_tiocsti},
+  {"mount", 1, cmd_mount},
+  {"umount", 1, cmd_umount},
+  {"pivot-root", 1, cmd_pivot_root},
+  {"chroot", 1, cmd_chroot},
+  {"fsopen", 0, cmd_fsopen},
+  {"open-tree", 1, cmd_open_tree},
+  {"unshare-user", 0, cmd_unshare_user},
+  {"clone-user", 0, cmd_clone_user},
+  {"setns", 0, cmd_setns},
+  {NULL, 0, NULL},
+};
+
+int main(int argc, char **argv) { return probe_main(cmds, argc, argv); }

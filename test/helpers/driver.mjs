@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+/**
+ * The escape-test driver: the *caller* of cordon, run as the identity under
+ * test (root, or an unprivileged user through setpriv), like a real user's
+ * program would be.
+ *
+ * Reads one JSON request on stdin:
+ *   { options, command, runOptions?, unconfined? }
+ * and prints one JSON line: { result } (a SandboxResult), or { error } (a
+ * typed cordon error, serialised), or — with `unconfined: true` — the result
+ * of a plain spawn of the same command by the same identity, so a test can
+ * show the probe works when nothing confines it.
+ * `{ batch: [request, …] }` runs several requests in order (confined, then
+ * unconfined: one Node start instead of two) and prints `{ batch: [reply, …] }`.
+ */
+import { spawn } from 'node:child_process'
+
+const dist = new URL('../../dist/index.js', import.meta.url)
+
+async function readStdin() {
+  let text = ''
+  for await (const chunk of process.stdin) text += chunk
+  return JSON.parse(text)
+}
+
+function serializeError(e) {
+  const fields = ['name', 'code', 'step', 'syscall', 'errnoCode', 'errno', 'where', 'feature', 'message']
+  const out = {}
+  for (const k of fields) if (e && e[k] !== undefined) out[k] = e[k]
+  return out
+}
+
+function plainSpawn(command, cwd) {
+  return new Promise((resolve) => {
+    const child = spawn(command[0], command.slice(1), { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('error', (e) => resolve({ exitCode: null, signal: null, stdout, stderr: stderr + String(e) }))
+    child.on('close', (exitCode, signal) => resolve({ exitCode, signal, stdout, stderr }))
+  })
+}
+
+async function confined(request) {
+  const { createSandbox } = await import(dist.href)
+  let sandbox
+  try {
+    sandbox = createSandbox(request.options)
+    return { result: await sandbox.run(request.command, request.runOptions) }
+  } catch (e) {
+    return { error: serializeError(e) }
+  } finally {
+    sandbox?.close()
+  }
+}
+
+async function serve(request) {
+  return request.unconfined ? { result: await plainSpawn(request.command, request.options?.cwd) } : await confined(request)
+}
+
+const input = await readStdin()
+let reply
+if (Array.isArray(input.batch)) {
+  reply = { batch: [] }
+  for (const request of input.batch) reply.batch.push(await serve(request))
+} else {
+  reply = await serve(input)
+}
+process.stdout.write(JSON.stringify(reply) + '\n')
