@@ -1,9 +1,14 @@
 /**
- * doctor(): what this host can enforce, mechanism by mechanism, and how to
- * fix what it cannot. Used by `cordon doctor` and available to callers.
+ * doctor(): what this host can enforce, mechanism by mechanism, both Linux
+ * modes, and the exact fix for what it cannot. Used by `cordon doctor` and
+ * available to callers. Runs the same probes a launch uses (cached per
+ * process), including a real bwrap trial run.
  */
 import { constants } from 'node:os'
+import type { NativeProbe } from './native/binding.js'
 import { loadNative } from './native/load.js'
+import { APPARMOR_FIX, CONTAINER_FIX, MAX_USERNS_FIX, USERNS_CLONE_FIX, type NamespaceCause } from './platform/linux/bwrap-diagnose.js'
+import { probeNamespaces, type NamespaceSupport } from './platform/linux/bwrap-probe.js'
 import { probeHost } from './platform/linux/probe.js'
 
 export interface DoctorCheck {
@@ -12,31 +17,64 @@ export interface DoctorCheck {
   detail: string
   fix?: string
 }
+
 export interface DoctorReport {
   platform: string
   kernel: string
   checks: DoctorCheck[]
   modes: { landlock: boolean; namespaces: boolean }
+  /** What `mode: 'auto'` picks here, and why. */
+  auto: { mode: 'namespaces' | 'landlock' | 'none'; reason: string }
+  /** Why namespace mode is unavailable (absent when it works). */
+  namespaces?: { cause: NamespaceCause; reason: string; fix: string }
 }
 
 const errnoName = (n: number) => Object.entries(constants.errno).find(([, v]) => v === n)?.[0] ?? `errno ${n}`
 
-function usernsCheck(p: ReturnType<typeof probeHost>): DoctorCheck {
+function usernsCheck(p: NativeProbe): DoctorCheck {
   if (p.userns) return { mechanism: 'user namespaces', ok: true, detail: 'unprivileged user + mount namespaces work' }
   let fix = 'allow unprivileged user namespaces'
-  if (p.maxUserNamespaces === 0) fix = 'sysctl -w user.max_user_namespaces=15000'
-  else if (p.unprivilegedUsernsClone === 0) fix = 'sysctl -w kernel.unprivileged_userns_clone=1'
-  else if (p.apparmorRestrictUserns === 1) fix = 'AppArmor restricts unprivileged user namespaces (Ubuntu ≥ 23.10): install an AppArmor profile for bwrap with `userns,` or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0'
-  else if (p.usernsStep === 'mount') fix = 'a container without CAP_SYS_ADMIN in its user namespace: run it with --security-opt seccomp=unconfined or a profile allowing unshare/mount'
+  if (p.maxUserNamespaces === 0) fix = MAX_USERNS_FIX
+  else if (p.unprivilegedUsernsClone === 0) fix = USERNS_CLONE_FIX
+  else if (p.apparmorRestrictUserns === 1) fix = APPARMOR_FIX
+  else if (p.usernsStep === 'mount' || p.usernsStep === 'unshare') fix = CONTAINER_FIX
   return { mechanism: 'user namespaces', ok: false, detail: `${p.usernsStep ?? 'unshare'} failed: ${errnoName(p.usernsErrno)}`, fix }
+}
+
+function bwrapChecks(ns: NamespaceSupport): DoctorCheck[] {
+  if (!ns.ok && !ns.bwrap) return [{ mechanism: 'bubblewrap', ok: false, detail: ns.reason, fix: ns.fix }]
+  const info = ns.bwrap!
+  const checks: DoctorCheck[] = []
+  const options = [info.features.disableUserns ? '--disable-userns' : 'no --disable-userns (seccomp blocks nested user namespaces)', info.setuid ? 'setuid' : 'unprivileged']
+  checks.push({ mechanism: 'bubblewrap', ok: true, detail: `${info.version ?? 'unknown version'} at ${info.path} (${options.join(', ')})` })
+  for (const w of info.warnings) checks.push({ mechanism: 'bubblewrap warning', ok: false, detail: w.detail, fix: w.fix })
+  checks.push(
+    ns.ok
+      ? { mechanism: 'namespace sandbox', ok: true, detail: 'bwrap trial run with user, pid, ipc, uts, net namespaces and a fresh /proc succeeded' }
+      : { mechanism: 'namespace sandbox', ok: false, detail: `${ns.cause}: ${ns.reason}`, fix: ns.fix },
+  )
+  return checks
+}
+
+function autoChoice(landlock: boolean, ns: NamespaceSupport): DoctorReport['auto'] {
+  if (ns.ok) return { mode: 'namespaces', reason: 'bubblewrap and unprivileged user namespaces work: namespaces + Landlock + seccomp' }
+  if (landlock) return { mode: 'landlock', reason: `namespace mode unavailable (${ns.cause}); Landlock-only mode lacks protected paths and pid/ipc/network isolation. Fix: ${ns.fix}` }
+  return { mode: 'none', reason: 'no mechanism applies: cordon refuses to run (never a silent unconfined run)' }
 }
 
 export function doctor(): DoctorReport {
   if (process.platform !== 'linux') {
-    return { platform: process.platform, kernel: '', checks: [{ mechanism: 'backend', ok: false, detail: `no ${process.platform} backend in this version` }], modes: { landlock: false, namespaces: false } }
+    return {
+      platform: process.platform,
+      kernel: '',
+      checks: [{ mechanism: 'backend', ok: false, detail: `no ${process.platform} backend in this version` }],
+      modes: { landlock: false, namespaces: false },
+      auto: { mode: 'none', reason: `no ${process.platform} backend in this version` },
+    }
   }
   const native = loadNative()
   const p = probeHost()
+  const ns = probeNamespaces()
   const checks: DoctorCheck[] = [
     { mechanism: 'native addon', ok: true, detail: native.addonPath },
     { mechanism: 'launcher', ok: true, detail: native.launcherPath },
@@ -47,7 +85,18 @@ export function doctor(): DoctorReport {
       ? { mechanism: 'seccomp', ok: true, detail: 'filters available (SECCOMP_RET_KILL_PROCESS supported)' }
       : { mechanism: 'seccomp', ok: false, detail: `unavailable: ${errnoName(p.seccompErrno)}`, fix: 'a kernel with CONFIG_SECCOMP_FILTER' },
     usernsCheck(p),
+    ...bwrapChecks(ns),
     { mechanism: 'no_new_privs (caller)', ok: true, detail: p.noNewPrivs ? 'already set on this process' : 'not set on this process (set in every child)' },
   ]
-  return { platform: 'linux', kernel: p.kernel, checks, modes: { landlock: p.landlockAbi !== null || p.seccomp, namespaces: false } }
+  const landlock = p.landlockAbi !== null || p.seccomp
+  const auto = autoChoice(landlock, ns)
+  checks.push({ mechanism: "mode 'auto'", ok: auto.mode !== 'none', detail: `${auto.mode}: ${auto.reason}` })
+  return {
+    platform: 'linux',
+    kernel: p.kernel,
+    checks,
+    modes: { landlock, namespaces: ns.ok },
+    auto,
+    ...(ns.ok ? {} : { namespaces: { cause: ns.cause, reason: ns.reason, fix: ns.fix } }),
+  }
 }

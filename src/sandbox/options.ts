@@ -11,6 +11,8 @@ export const sandboxOptionsSchema = z
     profile: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
     cwd: z.string().min(1).optional(),
     mode: modeSchema.default('auto'),
+    /** Namespace mode: absolute path of bwrap (default /usr/bin/bwrap, then /usr/local/bin/bwrap; PATH is never searched). */
+    bwrap: z.string().min(1).optional(),
     /** hard: refuse if anything requested is missing; best-effort: run and report; default: refuse only for explicit requests. */
     compat: compatSchema.optional(),
     /** Added to the profile. */

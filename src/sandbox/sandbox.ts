@@ -12,7 +12,7 @@ import { loadProfile, DEFAULT_PROFILE } from '../policy/profiles.js'
 import { resolvePolicy, type ResolvedPolicy } from '../policy/resolve.js'
 import type { CanonCache } from '../policy/paths.js'
 import type { Profile, ProfileInput } from '../policy/schema.js'
-import { prepareLinux } from '../platform/linux/index.js'
+import { prepareLinux, releasePrepared } from '../platform/linux/index.js'
 import type { Prepared } from '../platform/backend.js'
 import { checkCompat } from './compat.js'
 import type { Enforcement } from './enforcement.js'
@@ -59,6 +59,8 @@ class LinuxSandbox implements Sandbox {
   private readonly explicit: Set<string>
   private readonly baseEnv: NodeJS.ProcessEnv
   private tmp: string | undefined
+  /** The launch prepare() planned last, until track() takes it. */
+  private launched: Prepared | undefined
   private readonly canonCache: CanonCache = new Map()
 
   constructor(private readonly options: ParsedSandboxOptions) {
@@ -89,22 +91,48 @@ class LinuxSandbox implements Sandbox {
       throw new UnsupportedError('sandbox backend', 'linux', process.platform, 'the macOS and Windows backends ship in a later version')
     }
     const policy = this.resolve()
-    const prepared = prepareLinux(this.options.mode, { policy, explicit: this.explicit })
-    checkCompat(prepared.enforcement, this.options.compat, policy.unsandboxed)
+    const prepared = prepareLinux(this.options.mode, { policy, explicit: this.explicit, bwrap: this.options.bwrap })
+    try {
+      checkCompat(prepared.enforcement, this.options.compat, policy.unsandboxed)
+    } catch (err) {
+      releasePrepared(prepared)
+      throw err
+    }
+    this.launched = prepared
     return { prepared, policy }
   }
 
   report(): Enforcement {
     const policy = this.resolve()
-    return prepareLinux(this.options.mode, { policy, explicit: this.explicit }).enforcement
+    return prepareLinux(this.options.mode, { policy, explicit: this.explicit, bwrap: this.options.bwrap }, { materialize: false }).enforcement
+  }
+
+  /** Start one run; what its launch holds (namespace-mode placeholder leases) is given back when it ends. */
+  private track<T extends Promise<unknown>>(start: () => T): T {
+    this.launched = undefined
+    let proc: T
+    try {
+      proc = start()
+    } catch (err) {
+      if (this.launched) releasePrepared(this.launched)
+      this.launched = undefined
+      throw err
+    }
+    const prepared = this.launched
+    this.launched = undefined
+    if (prepared) {
+      const done = () => releasePrepared(prepared)
+      proc.then(done, done)
+    }
+    return proc
   }
 
   spawn(file: string, args: readonly string[] = [], options?: RunOptions): SandboxProcess {
-    return startRun(this, [file, ...args], options, this.options.compat ?? 'best-effort')
+    return this.track(() => startRun(this, [file, ...args], options, this.options.compat ?? 'best-effort'))
   }
 
   run(command: readonly string[], options?: RunOptions): Promise<SandboxResult> {
-    return Promise.resolve().then(() => startRun(this, command, options, this.options.compat ?? 'best-effort'))
+    return Promise.resolve().then(() => this.track(() => startRun(this, command, options, this.options.compat ?? 'best-effort')))
   }
 
   close(): void {

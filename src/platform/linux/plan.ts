@@ -1,6 +1,8 @@
 /**
  * Build the launcher plan (the JSON the launcher reads on its plan fd) and
- * the enforcement it is expected to achieve on this host, for Landlock mode.
+ * the enforcement it is expected to achieve on this host. Landlock mode is
+ * here; namespace mode (bwrap-mode.ts) reuses the template and the shared
+ * "missing" entries, so both modes report a missing mechanism the same way.
  */
 import type { NativeProbe } from '../../native/binding.js'
 import { loadNative } from '../../native/load.js'
@@ -52,18 +54,32 @@ export function seccompProgram(network: 'off' | 'on'): NonNullable<LauncherPlan[
   return prog
 }
 
-/** The template of a Landlock-mode launch, without argv/env (filled per run). */
-export function buildLandlockPlan(ctx: PlanContext) {
+export type PlanTemplate = Omit<LauncherPlan, 'argv' | 'env' | 'compat'>
+
+/** The launcher's part of a launch (both modes), without argv/env (filled per run). */
+export function launcherTemplate(ctx: PlanContext, rules: LandlockRule[] | null): PlanTemplate {
   const { policy, probe } = ctx
-  const ll = probe.landlockAbi !== null ? landlockRules(policy) : null
-  const template: Omit<LauncherPlan, 'argv' | 'env' | 'compat'> = {
+  return {
     v: 1,
     cwd: policy.cwd,
     rlimits: rlimits(policy),
-    landlock: ll && { rules: ll.rules, networkOff: policy.network === 'off', scopeSignal: true, scopeAbstractUnix: policy.network === 'off', log: true },
+    landlock: rules && { rules, networkOff: policy.network === 'off', scopeSignal: true, scopeAbstractUnix: policy.network === 'off', log: true },
     seccomp: probe.seccomp ? seccompProgram(policy.network) : null,
   }
-  return { template, enforcement: expectedEnforcement(ctx, ll?.narrowed ?? []) }
+}
+
+/** The template of a Landlock-mode launch. */
+export function buildLandlockPlan(ctx: PlanContext) {
+  const ll = ctx.probe.landlockAbi !== null ? landlockRules(ctx.policy) : null
+  return { template: launcherTemplate(ctx, ll?.rules ?? null), enforcement: expectedEnforcement(ctx, ll?.narrowed ?? []) }
+}
+
+export function landlockUnavailable(probe: NativeProbe, consequence: string): MissingProtection {
+  return { protection: 'landlock', explicit: true, reason: `Landlock is unavailable (errno ${probe.landlockErrno}): ${consequence}`, fix: 'boot a kernel ≥ 5.13 with lsm=landlock,… (CONFIG_SECURITY_LANDLOCK=y)' }
+}
+
+export function seccompUnavailable(probe: NativeProbe): MissingProtection {
+  return { protection: 'seccomp', explicit: true, reason: `seccomp filters are unavailable (errno ${probe.seccompErrno})`, fix: 'a kernel with CONFIG_SECCOMP_FILTER' }
 }
 
 function missingFor(ctx: PlanContext): MissingProtection[] {
@@ -71,21 +87,26 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   const missing: MissingProtection[] = []
   const abi = probe.landlockAbi
   if (abi === null) {
-    missing.push({ protection: 'landlock', explicit: true, reason: `Landlock is unavailable (errno ${probe.landlockErrno}): reads and writes are not confined`, fix: 'boot a kernel ≥ 5.13 with lsm=landlock,… (CONFIG_SECURITY_LANDLOCK=y)' })
+    missing.push(landlockUnavailable(probe, 'reads and writes are not confined'))
   } else {
     for (const f of LANDLOCK_FEATURES) if (abi < f.abi) missing.push({ protection: f.protection, explicit: false, reason: f.reason, fix: `a kernel with Landlock ABI ${f.abi}` })
   }
-  if (!probe.seccomp) missing.push({ protection: 'seccomp', explicit: true, reason: `seccomp filters are unavailable (errno ${probe.seccompErrno})`, fix: 'a kernel with CONFIG_SECCOMP_FILTER' })
+  if (!probe.seccomp) missing.push(seccompUnavailable(probe))
   if (policy.network === 'off' && !probe.seccomp && (abi === null || abi < 4)) missing.push({ protection: 'network', explicit: true, reason: 'neither seccomp nor Landlock ABI 4 can block sockets' })
   if (policy.protectedPaths.length > 0) missing.push({ protection: 'protected-paths', explicit: explicit.has('protected-paths'), reason: 'protected paths inside write roots need namespace mode (read-only bind mounts); Landlock cannot take rights back below a write root without breaking it', fix: 'install bubblewrap and allow unprivileged user namespaces' })
   return missing
+}
+
+export function globsNote(policy: ResolvedPolicy): string | null {
+  return policy.denyGlobs.length ? `deny-read globs (${policy.denyGlobs.join(', ')}) cover the files that matched at launch only` : null
 }
 
 function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement {
   const { policy, probe } = ctx
   const missing = missingFor(ctx)
   const notes = ['Landlock-only mode: no pid/ipc/network namespaces; a process that double-forks and calls setsid is not killed with the caller']
-  if (policy.denyGlobs.length) notes.push(`deny-read globs (${policy.denyGlobs.join(', ')}) cover the files that matched at launch only`)
+  const globs = globsNote(policy)
+  if (globs) notes.push(globs)
   if (narrowed.length) notes.push(`to keep denied paths unreadable these directories cannot be listed${policy.writeRoots.some((w) => narrowed.includes(w)) ? ' (nor written directly)' : ''}: ${narrowed.join(', ')}`)
   return {
     mode: 'landlock',

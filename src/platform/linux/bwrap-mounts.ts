@@ -1,0 +1,159 @@
+/**
+ * The filesystem of a namespace-mode sandbox, as a list of mount operations
+ * (bwrap-args.ts turns them into bwrap options, in this order):
+ *
+ *  1. the host read-only (`--ro-bind / /`), a minimal /dev, a fresh /proc;
+ *  2. private tmpfs on /tmp and /var/tmp unless a write root covers them;
+ *  3. each write root bound read-write;
+ *  4. "pins": every existing directory between a write root and a protected
+ *     or denied path is bound onto itself. A mount point cannot be renamed or
+ *     removed (EBUSY), so the sandbox cannot `mv .git .old && mkdir .git` to
+ *     step around a mask that sits below it;
+ *  5. protected paths: existing ones bound read-only onto themselves, missing
+ *     ones as an empty read-only directory on a placeholder (so they cannot
+ *     be created);
+ *  6. denied paths, last so they win: directories (and missing paths in
+ *     writable roots) become an empty tmpfs with mode 000, files are covered
+ *     by /dev/null bound without device access — both answer EACCES.
+ *
+ * Paths are canonical (policy/resolve.ts refused symlinks in writable roots);
+ * a symlink found here means something changed since, and the launch stops.
+ */
+import { lstatSync } from 'node:fs'
+import { join, sep } from 'node:path'
+import { PolicyError } from '../../errors.js'
+import { isWithin } from '../../policy/paths.js'
+import { isPlaceholder } from './bwrap-placeholders.js'
+
+export type MountOp =
+  | { kind: 'tmpfs'; path: string } //            private, writable
+  | { kind: 'bind'; path: string } //             write root, or a pin
+  | { kind: 'ro-bind'; path: string } //          existing protected path
+  | { kind: 'ro-placeholder'; path: string } //   missing protected path
+  | { kind: 'deny-dir'; path: string } //         denied directory or missing denied path
+  | { kind: 'deny-file'; path: string } //        denied file (or socket, fifo…)
+
+export interface MountPlan {
+  ops: MountOp[]
+  /** Host directories to create (with a lease) before the launch. */
+  placeholders: string[]
+  /** Private tmpfs mounts (writable inside, gone after the run). */
+  privateDirs: string[]
+}
+
+export interface MountInput {
+  writeRoots: readonly string[]
+  protectedPaths: readonly string[]
+  denyRead: readonly string[]
+}
+
+const PRIVATE_CANDIDATES = ['/tmp', '/var/tmp']
+
+type Existing = 'dir' | 'file' | 'missing' | 'placeholder'
+
+function existing(path: string): Existing {
+  let st
+  try {
+    st = lstatSync(path)
+  } catch {
+    return 'missing'
+  }
+  if (st.isSymbolicLink()) throw new PolicyError(`${path} became a symlink after it was checked; refusing to mount onto it`, { where: 'namespace mode' })
+  if (!st.isDirectory()) return 'file'
+  return isPlaceholder(path) ? 'placeholder' : 'dir'
+}
+
+const depth = (p: string) => p.split(sep).length
+
+/** The directories strictly between `root` and `path`, top-down. */
+function between(root: string, path: string): string[] {
+  const rest = path.slice(root === '/' ? 1 : root.length + 1).split(sep)
+  const out: string[] = []
+  for (let i = 1; i < rest.length; i++) out.push(join(root, ...rest.slice(0, i)))
+  return out
+}
+
+/** First component of `path` below `root` that does not exist, or is a placeholder already. */
+function firstMissing(root: string, path: string): string {
+  for (const dir of between(root, path)) {
+    const k = existing(dir)
+    if (k === 'missing' || k === 'placeholder') return dir
+  }
+  return path
+}
+
+class Planner {
+  readonly pins = new Set<string>()
+  readonly protectedOps: MountOp[] = []
+  readonly denyOps: MountOp[] = []
+  readonly placeholders = new Set<string>()
+  constructor(
+    private readonly writeRoots: readonly string[],
+    private readonly privateDirs: readonly string[],
+  ) {}
+
+  rootOf(p: string): string | undefined {
+    return this.writeRoots.find((w) => isWithin(p, w))
+  }
+
+  /** Seen from the sandbox at its host path: in a write root, or outside the private tmpfs mounts. */
+  hostVisible(p: string): boolean {
+    return this.rootOf(p) !== undefined || !this.privateDirs.some((d) => isWithin(p, d))
+  }
+
+  /** Pin the directories above `target` inside its write root; returns the mount point to use. */
+  private anchor(root: string, target: string): { at: string; kind: Existing } {
+    const at = firstMissing(root, target)
+    for (const dir of between(root, at)) this.pins.add(dir)
+    return { at, kind: existing(at) }
+  }
+
+  protect(p: string): void {
+    const root = this.rootOf(p)
+    if (!root) return // outside every write root: read-only already
+    if (p === root) return void this.protectedOps.push({ kind: 'ro-bind', path: p })
+    const { at, kind } = this.anchor(root, p)
+    if (kind === 'dir' || kind === 'file') this.protectedOps.push({ kind: 'ro-bind', path: at })
+    else {
+      this.placeholders.add(at)
+      this.protectedOps.push({ kind: 'ro-placeholder', path: at })
+    }
+  }
+
+  deny(p: string): void {
+    if (!this.hostVisible(p)) return // inside a private tmpfs: the host's copy is not there
+    const root = this.rootOf(p)
+    if (!root) {
+      const k = existing(p)
+      if (k !== 'missing') this.denyOps.push({ kind: k === 'file' ? 'deny-file' : 'deny-dir', path: p })
+      return // missing outside write roots: nothing in the sandbox can create it
+    }
+    const { at, kind } = p === root ? { at: p, kind: existing(p) } : this.anchor(root, p)
+    if (kind === 'missing' || kind === 'placeholder') this.placeholders.add(at)
+    this.denyOps.push({ kind: kind === 'file' ? 'deny-file' : 'deny-dir', path: at })
+  }
+}
+
+function covered(p: string, by: readonly MountOp[]): boolean {
+  return by.some((o) => o.path !== p && isWithin(p, o.path))
+}
+
+export function planMounts(input: MountInput): MountPlan {
+  const privateDirs = PRIVATE_CANDIDATES.filter((d) => !input.writeRoots.some((w) => isWithin(d, w)) && existing(d) === 'dir')
+  const pl = new Planner(input.writeRoots, privateDirs)
+  for (const p of input.protectedPaths) pl.protect(p)
+  for (const p of input.denyRead) pl.deny(p)
+  const byDepth = (a: MountOp, b: MountOp) => depth(a.path) - depth(b.path)
+  // A mask below another mask (or a read-only protected tree) adds nothing.
+  const deny = pl.denyOps.filter((o) => !covered(o.path, pl.denyOps)).sort(byDepth)
+  const prot = pl.protectedOps.filter((o) => !covered(o.path, pl.protectedOps) && !covered(o.path, deny) && !deny.some((d) => d.path === o.path)).sort(byDepth)
+  const targets = [...prot, ...deny]
+  const pins = [...pl.pins].filter((p) => !targets.some((t) => isWithin(p, t.path))).map((path): MountOp => ({ kind: 'bind', path })).sort(byDepth)
+  const roots = [...input.writeRoots].sort((a, b) => depth(a) - depth(b)).map((path): MountOp => ({ kind: 'bind', path }))
+  const used = new Set(targets.map((t) => t.path))
+  return {
+    ops: [...privateDirs.map((path): MountOp => ({ kind: 'tmpfs', path })), ...roots, ...pins, ...prot, ...deny],
+    placeholders: [...pl.placeholders].filter((p) => used.has(p)),
+    privateDirs,
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Placeholders: the host-side mount points for protected or denied paths
+ * that do not exist yet inside a writable root.
+ *
+ * A mount needs a mount point, and inside a writable root that mount point
+ * is on the host. cordon creates it itself — a directory, made without
+ * following symlinks — so bwrap never creates anything under a bound
+ * directory (the CVE-2026-87766 class), and so the sandbox sees an empty
+ * read-only directory there: the path cannot be created, as a file or as a
+ * directory.
+ *
+ * Removing a placeholder after the run needs care: unlinking a dentry that
+ * is a mount point in *another* mount namespace silently detaches that
+ * mount (Linux ≥ 3.18), which would reopen the path in a sandbox that is
+ * still running. So each launch that relies on a placeholder holds a lease —
+ * a file inside it, invisible from inside (the sandbox sees the mask) — and
+ * only `rmdir`, which fails while any lease remains, removes it. Leases of
+ * dead processes (same pid namespace only) are swept; a killed caller leaves
+ * an empty directory behind at worst, never an open path.
+ */
+import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { dirname, join } from 'node:path'
+import { PolicyError } from '../../errors.js'
+
+const LEASE_PREFIX = '.cordon-lease-'
+const LEASE_RE = /^\.cordon-lease-(\d+)-(\d+)-[0-9a-f]+$/
+
+function pidNamespace(): string {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0'
+  } catch {
+    return '0'
+  }
+}
+const PIDNS = pidNamespace()
+
+/** True for a directory cordon made: non-empty and holding nothing but leases. */
+export function isPlaceholder(path: string): boolean {
+  try {
+    const entries = readdirSync(path)
+    return entries.length > 0 && entries.every((e) => e.startsWith(LEASE_PREFIX))
+  } catch {
+    return false
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+function sweepStale(dir: string): void {
+  let entries: string[]
+  try {
+    entries = readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const e of entries) {
+    const m = LEASE_RE.exec(e)
+    // Only leases from this pid namespace can be checked; others are kept.
+    if (m && m[1] === PIDNS && !alive(Number(m[2]))) {
+      try {
+        unlinkSync(join(dir, e))
+      } catch {
+        /* raced with its owner */
+      }
+    }
+  }
+}
+
+function ensureDir(path: string): void {
+  // mkdir follows symlinks in the parent chain: the chain must be exactly as planned.
+  if (realpathSync(dirname(path)) !== dirname(path)) {
+    throw new PolicyError(`a symlink appeared above ${path} while cordon was creating a mount point there; refusing to follow it`, { where: 'namespace mode' })
+  }
+  try {
+    mkdirSync(path, { mode: 0o755 })
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+  }
+  // mkdir does not follow a final symlink, but an existing one must be refused, not used.
+  const st = lstatSync(path)
+  if (!st.isDirectory()) {
+    throw new PolicyError(`${path} appeared as a ${st.isSymbolicLink() ? 'symlink' : 'non-directory'} while cordon was creating a mount point there; refusing to follow it`, { where: 'namespace mode' })
+  }
+}
+
+/** Create (or join) the placeholder at `path` and take a lease on it. Returns the lease file. */
+export function acquirePlaceholder(path: string): string {
+  const lease = join(path, `${LEASE_PREFIX}${PIDNS}-${process.pid}-${randomBytes(6).toString('hex')}`)
+  for (let attempt = 0; ; attempt++) {
+    ensureDir(path)
+    try {
+      closeSync(openSync(lease, 'wx', 0o600))
+      live.add(lease)
+      return lease
+    } catch (err) {
+      // ENOENT: another process removed the empty placeholder between our mkdir and the lease.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw err
+    }
+  }
+}
+
+/** Drop a lease; remove the placeholder if no other lease holds it (rmdir is the atomic check). */
+export function releasePlaceholder(lease: string): void {
+  if (!live.delete(lease)) return
+  const dir = join(lease, '..')
+  try {
+    unlinkSync(lease)
+  } catch {
+    /* already gone */
+  }
+  sweepStale(dir)
+  try {
+    rmdirSync(dir)
+  } catch {
+    /* ENOTEMPTY: another launch still relies on it */
+  }
+}
+
+const live = new Set<string>()
+process.on('exit', () => {
+  for (const lease of [...live]) releasePlaceholder(lease)
+})
