@@ -115,7 +115,8 @@ async function approveRetry(ctx: EscalationContext, widening: Widening, denials:
       amendments: ctx.amendments,
     })
     if (effect.note) ctx.notes.push(effect.note)
-    return { decision: effect.run ? 'approved' : 'refused', record: effect.run ? answer.record : { ...answer.record, decision: 'denied' } }
+    const record = effect.run || answer.decision === 'denied' || answer.decision === 'timed_out' ? answer.record : { ...answer.record, decision: 'denied' as const }
+    return { decision: effect.run ? 'approved' : 'refused', record }
   } catch (e) {
     ctx.notes.push(`amendment not written: ${(e as Error).message}`)
     return { decision: 'approved', record: answer.record }

@@ -266,7 +266,7 @@ class OrchestratorImpl implements Orchestrator {
     try {
       const effect = await applyAnswer(answer.decision, { cache: this.sessionCache, keys, amendFile: this.amendFile, proposedAmendment: requirement.proposedAmendment, network: undefined, amendments: rec.amendments })
       if (effect.note) rec.notes.push(effect.note)
-      return effect.run ? answer.record : { ...answer.record, decision: 'denied' }
+      return effect.run || answer.decision === 'denied' || answer.decision === 'timed_out' ? answer.record : { ...answer.record, decision: 'denied' }
     } catch (e) {
       rec.notes.push(`amendment not written: ${(e as Error).message}`)
       return answer.record

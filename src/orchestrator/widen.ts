@@ -14,6 +14,7 @@ import type { ProfileInput } from '../policy/schema.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import type { Enforcement } from '../sandbox/enforcement.js'
 import type { Denial } from './denial.js'
+import { dirname } from 'node:path'
 import { isUnder, nearestExistingDir } from './path-rules.js'
 
 export interface Widening {
@@ -50,7 +51,7 @@ export function planWidening(denials: readonly Denial[], enforcement: Enforcemen
     const refusal = REFUSAL[d.rule]
     if (refusal) refused.push({ denial: d, reason: refusal })
     else if (d.rule === 'network-off') network = true
-    else if (d.rule === 'outside-write-roots' && d.path) write.add(nearestExistingDir(d.path))
+    else if (d.rule === 'outside-write-roots' && d.path) write.add(holder(d.path))
     else if (d.rule === 'outside-read-roots' && d.path) read.add(nearestExistingDir(d.path))
   }
   // A widened root must not swallow a denied read: Landlock grants by
@@ -62,6 +63,15 @@ export function planWidening(denials: readonly Denial[], enforcement: Enforcemen
   const r = [...read].filter((p) => !masked(p))
   if (w.length === 0 && r.length === 0 && !network) return { refused }
   return { widening: { write: w, read: r, network, full: false, unsandboxed: false }, refused }
+}
+
+/**
+ * The write root for a denied write of `path`: the directory that holds it
+ * (creating, removing or renaming an entry needs write access to its
+ * directory), or the nearest existing ancestor when that is missing too.
+ */
+function holder(path: string): string {
+  return nearestExistingDir(dirname(path))
 }
 
 /** True when the profile of these options denies any read (built-in secrets included). */

@@ -1,0 +1,373 @@
+/**
+ * The decision flow with a scripted sandbox: who decides in which order,
+ * what each answer does, the session cache, escalation gates and the
+ * two-attempt bound. Real exec policy (rules + tree-sitter-bash).
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it, vi } from 'vitest'
+import { AbortError } from '../../../src/errors.js'
+import { createOrchestrator, type ApprovalDecision, type ApprovalRequest, type OrchestratorOptions } from '../../../src/orchestrator/index.js'
+import { fakeSandboxes, type Script } from './fake-sandbox.js'
+
+const ws = mkdtempSync(join(tmpdir(), 'orch-ws-'))
+const outside = mkdtempSync(join(tmpdir(), 'orch-out-'))
+
+/** Denies writes outside the write roots, like Landlock would, by looking at the argv. */
+const touchScript: Script = ({ argv, options }) => {
+  const target = argv[argv.length - 1] as string
+  const roots = [ws, ...(options.write ?? [])]
+  if (argv[0] === 'touch' && !roots.some((r) => target.startsWith(r))) {
+    return { exitCode: 1, stderr: `touch: cannot touch '${target}': Permission denied\n` }
+  }
+  return {}
+}
+
+function setup(opts: Partial<OrchestratorOptions> = {}, script: Script = touchScript) {
+  const fake = fakeSandboxes(script, ws)
+  const asked: ApprovalRequest[] = []
+  const answer = vi.fn<(r: ApprovalRequest) => ApprovalDecision>(() => 'approved')
+  const orch = createOrchestrator({
+    sandbox: { profile: 'workspace-write', cwd: ws },
+    onApproval: (r) => (asked.push(r), answer(r)),
+    createSandbox: fake.create,
+    ...opts,
+  })
+  return { orch, fake, asked, answer }
+}
+
+describe('requirement and first approval', () => {
+  it('a known-safe command runs without a prompt, decided by policy, in the profile sandbox', async () => {
+    const { orch, asked, fake } = setup()
+    const o = await orch.exec({ command: ['ls'] })
+    expect(o.status).toBe('completed')
+    expect(asked).toHaveLength(0)
+    expect(o.approval).toMatchObject({ decision: 'approved', source: 'policy' })
+    expect(o.attempts).toHaveLength(1)
+    expect(o.attempts[0]!.sandbox.widening).toBeUndefined()
+    expect(fake.runs[0]!.options).toEqual({ profile: 'workspace-write', cwd: ws })
+  })
+
+  it('a forbidden rule refuses without asking and runs nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orch-rules-'))
+    const rules = join(dir, 'a.rules')
+    writeFileSync(rules, 'prefix_rule(pattern=["git", "push"], decision="forbidden", justification="no pushing")\n')
+    const { orch, asked, fake } = setup({ rules: [rules] })
+    const o = await orch.exec({ command: ['bash', '-lc', 'git status && git push'] })
+    expect(o.status).toBe('forbidden')
+    expect(o.reason).toContain('no pushing')
+    expect(asked).toHaveLength(0)
+    expect(fake.runs).toHaveLength(0)
+  })
+
+  it('never: a command that would need approval is forbidden', async () => {
+    const { orch, fake } = setup({ approvalMode: 'never' })
+    const o = await orch.exec({ command: ['rm', '-rf', 'x'] })
+    expect(o.status).toBe('forbidden')
+    expect(o.reason).toMatch(/approval mode is never/)
+    expect(fake.runs).toHaveLength(0)
+  })
+
+  it('granular reject: dangerous prompts are refused, others still asked', async () => {
+    const { orch, asked } = setup({ approvalMode: 'untrusted', reject: ['dangerous'] })
+    expect((await orch.exec({ command: ['rm', '-f', 'x'] })).status).toBe('forbidden')
+    expect((await orch.exec({ command: ['make'] })).status).toBe('completed')
+    expect(asked.map((a) => a.promptClass)).toEqual(['unknown'])
+  })
+
+  it('a denied answer runs nothing and records the user as the source', async () => {
+    const { orch, answer, fake } = setup()
+    answer.mockReturnValue('denied')
+    const o = await orch.exec({ command: ['rm', '-f', 'x'] })
+    expect(o.status).toBe('denied')
+    expect(o.approval).toMatchObject({ decision: 'denied', source: 'user' })
+    expect(fake.runs).toHaveLength(0)
+  })
+
+  it('an invalid answer is a denial, not an approval', async () => {
+    const { orch, answer } = setup()
+    answer.mockReturnValue('yes please' as unknown as ApprovalDecision)
+    const o = await orch.exec({ command: ['rm', '-f', 'x'] })
+    expect(o.status).toBe('denied')
+    expect(o.approval?.reason).toMatch(/invalid approval decision/)
+  })
+
+  it('an approver that does not answer in time gives timed_out', async () => {
+    const { orch } = setup({ onApproval: () => new Promise(() => {}), approvalTimeoutMs: 50 })
+    const o = await orch.exec({ command: ['rm', '-f', 'x'] })
+    expect(o.status).toBe('timed_out')
+  })
+
+  it('abort rejects this exec and aborts the ones in flight on the same orchestrator', async () => {
+    // `sleep` runs until its signal aborts, then reports an aborted run.
+    const script: Script = ({ argv, signal }) =>
+      argv[0] === 'sleep' ? new Promise((resolve) => signal?.addEventListener('abort', () => resolve({ aborted: true, exitCode: null, signal: 'SIGKILL' }))) : {}
+    const { orch, answer } = setup({}, script)
+    answer.mockReturnValue('abort')
+    const running = orch.exec({ command: ['sleep', '1000'] })
+    await new Promise((r) => setTimeout(r, 20))
+    await expect(orch.exec({ command: ['rm', '-f', 'x'] })).rejects.toBeInstanceOf(AbortError)
+    await expect(running).rejects.toBeInstanceOf(AbortError)
+    // Later execs run normally.
+    expect((await orch.exec({ command: ['ls'] })).status).toBe('completed')
+  })
+
+  it('no onApproval callback: denied, decided by policy', async () => {
+    const { orch } = setup({ onApproval: undefined })
+    const o = await orch.exec({ command: ['rm', '-f', 'x'] })
+    expect(o.status).toBe('denied')
+    expect(o.approval).toMatchObject({ source: 'policy' })
+  })
+})
+
+describe('session cache', () => {
+  it('approved_for_session skips the prompt for the same canonical command (bash -lc "ls -x" ≡ ls -x)', async () => {
+    const { orch, asked, answer } = setup({ approvalMode: 'untrusted' })
+    answer.mockReturnValue('approved_for_session')
+    expect((await orch.exec({ command: ['make', 'all'] })).approval?.source).toBe('user')
+    const again = await orch.exec({ command: ['bash', '-lc', 'make all'] })
+    expect(again.approval?.source).toBe('cache')
+    expect(asked).toHaveLength(1)
+    await orch.exec({ command: ['make', 'clean'] })
+    expect(asked).toHaveLength(2)
+  })
+
+  it('a patch-style request skips only when every (environment, path) was approved', async () => {
+    const { orch, asked, answer } = setup()
+    answer.mockReturnValue('approved_for_session')
+    await orch.exec({ command: ['apply-patch'], patch: { paths: ['a.txt', 'b.txt'] } })
+    expect(asked).toHaveLength(1)
+    expect((await orch.exec({ command: ['apply-patch'], patch: { paths: ['b.txt'] } })).approval?.source).toBe('cache')
+    expect((await orch.exec({ command: ['apply-patch'], patch: { paths: ['a.txt', 'c.txt'] } })).approval?.source).toBe('user')
+    expect((await orch.exec({ command: ['apply-patch'], patch: { environment: 'remote', paths: ['a.txt'] } })).approval?.source).toBe('user')
+    expect(asked).toHaveLength(3)
+  })
+})
+
+describe('hooks in the decision flow', () => {
+  it('PreToolUse block returns the reason and runs nothing', async () => {
+    const { orch, fake } = setup({ hooks: { preToolUse: [() => ({ decision: 'block', reason: 'not today' })] } })
+    const o = await orch.exec({ command: ['ls'] })
+    expect(o).toMatchObject({ status: 'blocked', reason: 'not today', approval: { source: 'hook' } })
+    expect(fake.runs).toHaveLength(0)
+  })
+
+  it('PreToolUse rewrite is decided afresh (a rewrite to a forbidden command is forbidden)', async () => {
+    const { orch, fake } = setup({ hooks: { preToolUse: [() => ({ decision: 'allow', updatedCommand: ['sudo', 'ls'] })] }, approvalMode: 'never' })
+    const o = await orch.exec({ command: ['ls'] })
+    expect(o.command).toEqual(['sudo', 'ls'])
+    expect(o.status).toBe('forbidden')
+    expect(fake.runs).toHaveLength(0)
+  })
+
+  it('PreToolUse allow skips the prompt (source hook) but not a forbidden rule', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orch-rules-'))
+    const rules = join(dir, 'a.rules')
+    writeFileSync(rules, 'prefix_rule(pattern=["shutdown"], decision="forbidden")\n')
+    const { orch, asked } = setup({ rules: [rules], hooks: { preToolUse: [() => ({ decision: 'allow' })] } })
+    expect((await orch.exec({ command: ['rm', '-f', 'x'] })).approval?.source).toBe('hook')
+    expect((await orch.exec({ command: ['shutdown'] })).status).toBe('forbidden')
+    expect(asked).toHaveLength(0)
+  })
+
+  it('PermissionRequest hooks answer before the user; no decision falls through', async () => {
+    const calls: string[] = []
+    const { orch, asked } = setup({
+      hooks: {
+        permissionRequest: [
+          () => (calls.push('first'), undefined),
+          (i) => (calls.push('second'), i.request.command[0] === 'rm' ? { decision: 'deny', reason: 'hook says no' } : undefined),
+        ],
+      },
+    })
+    const o = await orch.exec({ command: ['rm', '-f', 'x'] })
+    expect(o).toMatchObject({ status: 'denied', approval: { source: 'hook', reason: 'hook says no' } })
+    expect(asked).toHaveLength(0)
+    await orch.exec({ command: ['shred', 'x'] })
+    expect(asked).toHaveLength(1)
+    expect(calls).toEqual(['first', 'second', 'first', 'second'])
+  })
+
+  it('PostToolUse adds context and replaces what is shown; the attempt keeps the real result', async () => {
+    const { orch } = setup(
+      { hooks: { postToolUse: [() => ({ additionalContext: 'note this', replaceResult: { stdout: '[redacted]' } })] } },
+      () => ({ stdout: 'secret output' }),
+    )
+    const o = await orch.exec({ command: ['ls'] })
+    expect(o.result?.stdout).toBe('[redacted]')
+    expect(o.resultReplaced).toBe(true)
+    expect(o.attempts[0]!.result?.stdout).toBe('secret output')
+    expect(o.context).toEqual(['note this'])
+  })
+
+  it('a PreToolUse hook that times out blocks (fail closed)', async () => {
+    const { orch, fake } = setup({ hookTimeoutMs: 50, hooks: { preToolUse: [() => new Promise(() => {})] } })
+    const o = await orch.exec({ command: ['ls'] })
+    expect(o.status).toBe('blocked')
+    expect(o.hookErrors[0]).toMatch(/timed out after 50 ms/)
+    expect(fake.runs).toHaveLength(0)
+  })
+
+  it('a PermissionRequest hook that times out gives no decision: the user is asked', async () => {
+    const { orch, asked } = setup({ hookTimeoutMs: 50, hooks: { permissionRequest: [() => new Promise(() => {})] } })
+    const o = await orch.exec({ command: ['rm', '-f', 'x'] })
+    expect(o.approval?.source).toBe('user')
+    expect(asked).toHaveLength(1)
+    expect(o.hookErrors[0]).toMatch(/PermissionRequest: timed out/)
+  })
+})
+
+describe('escalation', () => {
+  const out = (name: string) => join(outside, name)
+
+  it('a denied write is retried once with that directory added, after approval', async () => {
+    const { orch, asked, fake } = setup()
+    const o = await orch.exec({ command: ['touch', out('a')] })
+    expect(o.attempts).toHaveLength(2)
+    expect(asked.map((a) => a.kind)).toEqual(['escalation'])
+    expect(asked[0]!.widening).toMatchObject({ write: [outside], network: false })
+    expect(asked[0]!.denials?.[0]).toMatchObject({ operation: 'write', rule: 'outside-write-roots', path: out('a') })
+    expect(fake.runs[1]!.options.write).toEqual([outside])
+    expect(o.attempts[1]!.approval.source).toBe('user')
+    expect(o.attempts[1]!.result?.exitCode).toBe(0)
+  })
+
+  it('never more than two attempts, even when the second is denied too', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'orch-out2-'))
+    // The second attempt gets past the first directory and is denied on the next one.
+    const twoDirs: Script = ({ options }) => {
+      const denied = options.write?.includes(outside) ? join(other, 'f') : out('z')
+      return { exitCode: 1, stderr: `touch: cannot touch '${denied}': Permission denied\n` }
+    }
+    const { orch, fake } = setup({}, twoDirs)
+    const o = await orch.exec({ command: ['sh', '-c', `touch ${out('z')} && touch ${other}/f`] })
+    expect(o.attempts).toHaveLength(2)
+    expect(fake.runs).toHaveLength(2)
+    expect(o.denials).toMatchObject([{ path: join(other, 'f') }])
+  })
+
+  it.each([
+    ['the tool does not allow it', { escalateOnFailure: false }, /tool does not allow/],
+    ['approval mode never', { approvalMode: 'never' as const }, /approval mode never/],
+    ['escalation prompts rejected', { reject: ['escalation' as const] }, /escalation prompts are rejected/],
+  ])('no retry when %s', async (_name, opts, why) => {
+    const { orch, asked } = setup(opts)
+    const o = await orch.exec({ command: ['touch', out('b')] })
+    expect(o.attempts).toHaveLength(1)
+    expect(o.escalation?.refused.join(' ')).toMatch(why)
+    expect(asked.filter((a) => a.kind === 'escalation')).toHaveLength(0)
+  })
+
+  it('a denied retry is not run', async () => {
+    const { orch, answer } = setup()
+    answer.mockReturnValue('denied')
+    const o = await orch.exec({ command: ['touch', out('c')] })
+    expect(o.attempts).toHaveLength(1)
+    expect(o.escalation).toMatchObject({ attempted: false, approval: { decision: 'denied', source: 'user' } })
+  })
+
+  it('a denied read is never widened: no retry', async () => {
+    const secret = mkdtempSync(join(tmpdir(), 'orch-secret-'))
+    const script: Script = () => ({ exitCode: 1, stderr: `cat: ${secret}/key: Permission denied\n` })
+    const { orch, asked } = setup({ sandbox: { cwd: ws, denyRead: [secret] } }, script)
+    const o = await orch.exec({ command: ['cat', `${secret}/key`] })
+    expect(o.attempts).toHaveLength(1)
+    expect(o.denials[0]).toMatchObject({ operation: 'read', rule: 'deny-read' })
+    expect(o.escalation?.refused.join(' ')).toMatch(/a denied read is never dropped/)
+    expect(asked).toHaveLength(0)
+  })
+
+  it('require_escalated with denied reads runs a widened sandbox that keeps every read mask', async () => {
+    const { orch, fake, asked } = setup({ allowUnsandboxed: true, sandbox: { cwd: ws, denyRead: ['/srv/secret'] } })
+    const o = await orch.exec({ command: ['make', 'deploy'], sandboxPermissions: 'require_escalated', justification: 'needs the network' })
+    expect(asked[0]).toMatchObject({ kind: 'exec', promptClass: 'escalation', justification: 'needs the network' })
+    const opts = fake.runs[0]!.options
+    expect(opts.denyRead).toEqual(['/srv/secret'])
+    expect(opts.profile).toBeUndefined() // the profile is not replaced
+    expect(opts).toMatchObject({ write: ['/'], network: 'on' })
+    expect(o.attempts[0]!.sandbox.widening).toMatchObject({ full: true, unsandboxed: false })
+  })
+
+  it('require_escalated runs unconfined only with allowUnsandboxed and a profile that denies no read', async () => {
+    const profile = { filesystem: { read: 'all', write: ['${cwd}'], denySecrets: false }, network: 'off' }
+    const { orch, fake } = setup({ allowUnsandboxed: true, sandbox: { cwd: ws, profile } })
+    const o = await orch.exec({ command: ['make'], sandboxPermissions: 'require_escalated' })
+    expect(o.attempts[0]!.sandbox.widening).toMatchObject({ unsandboxed: true })
+    expect(fake.runs[0]!.options.profile).toMatchObject({ unsandboxed: true })
+    const strictOrch = setup({ sandbox: { cwd: ws, profile } })
+    const o2 = await strictOrch.orch.exec({ command: ['make'], sandboxPermissions: 'require_escalated' })
+    expect(o2.attempts[0]!.sandbox.widening).toMatchObject({ unsandboxed: false, full: true })
+  })
+
+  it('require_escalated under approval mode never is forbidden', async () => {
+    const { orch } = setup({ approvalMode: 'never' })
+    expect((await orch.exec({ command: ['ls'], sandboxPermissions: 'require_escalated' })).status).toBe('forbidden')
+  })
+
+  it('strict review: the reviewer re-approves the wider attempt even after a session approval', async () => {
+    const reviewed: ApprovalRequest[] = []
+    const { orch, asked } = setup({ reviewer: (r) => (reviewed.push(r), 'approved_for_session') })
+    await orch.exec({ command: ['touch', out('d')] })
+    await orch.exec({ command: ['touch', out('d')] })
+    expect(asked).toHaveLength(0) // the user callback is not used under strict review
+    expect(reviewed.map((r) => r.kind)).toEqual(['escalation', 'escalation'])
+  })
+
+  it('without strict review a session approval of the same widening is reused (source cache)', async () => {
+    const { orch, asked, answer } = setup()
+    answer.mockReturnValue('approved_for_session')
+    await orch.exec({ command: ['touch', out('e')] })
+    const o = await orch.exec({ command: ['touch', out('e')] })
+    expect(asked).toHaveLength(1)
+    expect(o.attempts[1]!.approval.source).toBe('cache')
+  })
+
+  it('a network denial widens only the network; a network_rule allowing the host answers for it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orch-rules-'))
+    const rules = join(dir, 'net.rules')
+    writeFileSync(rules, '')
+    const script: Script = ({ options }) =>
+      options.network === 'on' ? { stdout: 'ok' } : { exitCode: 7, stderr: "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server\n" }
+    const { orch, asked, answer } = setup({ rules: [rules] }, script)
+    answer.mockReturnValue({ type: 'network_amendment', host: '127.0.0.1', action: 'allow' })
+    const o = await orch.exec({ command: ['curl', 'http://127.0.0.1:8080/'] })
+    expect(asked[0]).toMatchObject({ kind: 'escalation', network: { host: '127.0.0.1', protocol: 'http' }, widening: { network: true, write: [] } })
+    expect(o.attempts[1]!.result?.stdout).toBe('ok')
+    expect(readFileSync(rules, 'utf8')).toContain('network_rule(host="127.0.0.1", protocol="http", decision="allow")')
+    const again = await orch.exec({ command: ['curl', 'http://127.0.0.1:8080/'] })
+    expect(again.attempts[1]!.approval).toMatchObject({ source: 'policy' })
+    expect(asked).toHaveLength(1)
+  })
+})
+
+describe('amendments through the flow', () => {
+  it('approved_with_amendment appends the proposed rule and the next decision picks it up', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orch-rules-'))
+    const rules = join(dir, 'default.rules')
+    writeFileSync(rules, '# user rules\n')
+    // An allow rule only holds for a program found through a PATH the command cannot write.
+    const bin = mkdtempSync(join(tmpdir(), 'orch-bin-'))
+    writeFileSync(join(bin, 'frobnicate'), '#!/bin/sh\n', { mode: 0o755 })
+    const env = { PATH: `${bin}:/usr/bin:/bin` }
+    const { orch, asked, answer } = setup({ rules: [rules], approvalMode: 'untrusted' })
+    answer.mockReturnValue({ type: 'approved_with_amendment' })
+    const o = await orch.exec({ command: ['frobnicate', 'test'], env })
+    expect(asked[0]!.proposedAmendment).toEqual(['frobnicate', 'test'])
+    expect(o.amendments[0]).toMatchObject({ added: true })
+    const next = await orch.exec({ command: ['frobnicate', 'test', '-j4'], env })
+    expect(next.approval).toMatchObject({ source: 'policy', decision: 'approved' })
+    expect(next.policy?.source).toBe('rule')
+    expect(asked).toHaveLength(1)
+  })
+
+  it('a rules file that stops parsing fails closed on the next exec', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orch-rules-'))
+    const rules = join(dir, 'default.rules')
+    writeFileSync(rules, '')
+    const { orch } = setup({ rules: [rules] })
+    await orch.exec({ command: ['ls'] })
+    writeFileSync(rules, 'prefix_rule(pattern=["ls"\n')
+    await expect(orch.exec({ command: ['ls'] })).rejects.toMatchObject({ code: 'E_POLICY' })
+  })
+})
