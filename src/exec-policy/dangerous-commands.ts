@@ -3,9 +3,10 @@
  * approval and are never offered as "always allow" amendments. The list is
  * about intent, so it looks at the basename even for `./rm` or `/tmp/x/rm`.
  * Wrappers that run another command (env, nice, nohup, timeout, time,
- * xargs) are looked through so `xargs rm -rf` is caught as well.
+ * xargs; see wrappers.ts) are looked through so `xargs rm -rf` is caught too.
  */
 import { anyFlag, gitSubcommandIndex, hasShortFlag, isLongFlag, positionals } from './flags.js'
+import { innerCommand } from './wrappers.js'
 
 type Check = (args: readonly string[]) => string | undefined
 
@@ -37,9 +38,10 @@ export function dangerousReason(argv: readonly string[], depth = 0): string | un
   if (MKFS.test(name)) return 'creates or rewrites a file system or partition table'
   // A shell with no script argument runs whatever arrives on stdin (`curl … | sh`).
   if (SHELLS.has(name) && positionals(args).length === 0 && !args.includes('-c')) return 'shell reading commands from stdin'
-  const inner = wrappedCommand(name, args)
-  if (inner) return dangerousReason(inner, depth + 1)
-  return CHECKS.get(name)?.(args)
+  const own = CHECKS.get(name)?.(args)
+  if (own) return own
+  const inner = innerCommand(argv)
+  return inner ? dangerousReason(inner, depth + 1) : undefined
 }
 
 function recursive(args: readonly string[]): boolean {
@@ -64,41 +66,4 @@ function dangerousGit(args: readonly string[]): string | undefined {
   if (sub === 'filter-branch' || sub === 'filter-repo') return 'git history rewrite'
   if (sub === 'reflog' && rest[0] === 'expire') return 'git reflog expire'
   return undefined
-}
-
-/** The command a wrapper runs, when it is one we look through. */
-function wrappedCommand(name: string, args: readonly string[]): string[] | undefined {
-  let i = 0
-  const skipOptions = (withValue: ReadonlySet<string>): void => {
-    while (i < args.length && (args[i] as string).startsWith('-')) {
-      if (args[i] === '--') return void i++
-      i += withValue.has(args[i] as string) ? 2 : 1
-    }
-  }
-  switch (name) {
-    case 'env':
-      skipOptions(new Set(['-u', '-C', '-S', '--unset', '--chdir']))
-      while (i < args.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[i] as string)) i++
-      break
-    case 'nice':
-    case 'ionice':
-    case 'nohup':
-    case 'time':
-    case 'stdbuf':
-    case 'command':
-    case 'exec':
-      skipOptions(new Set(['-n', '-c', '-p', '-i', '-o', '-e']))
-      break
-    case 'timeout':
-      skipOptions(new Set(['-s', '-k', '--signal', '--kill-after']))
-      i++ // the duration
-      break
-    case 'xargs':
-      skipOptions(new Set(['-I', '-n', '-P', '-L', '-d', '-a', '-E', '-s', '--delimiter', '--arg-file', '--max-args', '--max-procs']))
-      break
-    default:
-      return undefined
-  }
-  const inner = args.slice(i)
-  return inner.length > 0 ? inner : undefined
 }

@@ -29,7 +29,7 @@ export function decideCommand(parser: Parser, policy: Policy, argv: readonly str
   const split = splitCommand(parser, policy, argv)
   if (split.opaque) return combine([decideOpaque(policy, split)], true)
   const segments = split.segments.map((segment) => decideSegment(policy, segment, options))
-  return combine([...segments, ...wrapperSegments(policy, split.wrappers)], false)
+  return combine([...segments, ...alsoCheckSegments(policy, split.alsoCheck)], false)
 }
 
 export function decideSegment(policy: Policy, argv: readonly string[], options: DecideOptions = {}): SegmentDecision {
@@ -75,10 +75,14 @@ function decideOpaque(policy: Policy, split: CommandSplit): SegmentDecision {
   return { argv, decision: strictest(matchedRules, 'prompt'), source, matchedRules, reason }
 }
 
-/** An unwrapped `bash -lc` is still subject to prompt/forbidden rules written for the wrapper itself. */
-function wrapperSegments(policy: Policy, wrappers: readonly string[][]): SegmentDecision[] {
+/**
+ * Argvs that also run (an unwrapped `bash -lc`, the `rm` in `env X=1 rm`):
+ * their prompt/forbidden rules apply; allow rules and heuristics do not, since
+ * the segment itself was already decided as written.
+ */
+function alsoCheckSegments(policy: Policy, argvs: readonly (readonly string[])[]): SegmentDecision[] {
   const out: SegmentDecision[] = []
-  for (const argv of wrappers) {
+  for (const argv of argvs) {
     const matchedRules = matchRules(policy, argv).filter((m) => m.decision !== 'allow')
     if (matchedRules.length > 0) out.push({ argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules })
   }

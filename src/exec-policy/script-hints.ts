@@ -17,7 +17,7 @@ export function collectHints(root: Node, src: string): string[][] {
       if (word === undefined) break
       argv.push(word)
     }
-    if (argv.length > 0) hints.push(argv)
+    if (argv.length > 0 && argv[0] !== '') hints.push(argv)
   }
   return hints
 }

@@ -22,6 +22,7 @@ export type ScriptSplit =
 
 /** Longer scripts are not parsed at all (they are opaque); this bounds parse time. */
 const MAX_SCRIPT_LENGTH = 64 * 1024
+const CONTROL_CHARS = /[\x00-\x08\x0b-\x1f\x7f]/
 
 /**
  * Recently split scripts. The split depends only on the script text and the
@@ -52,6 +53,9 @@ function deepFreeze(split: ScriptSplit): ScriptSplit {
 
 function parseAndSplit(parser: Parser, script: string): ScriptSplit {
   if (script.length > MAX_SCRIPT_LENGTH) return { opaque: true, reason: 'script too long to analyse', hints: [] }
+  // tree-sitter-bash treats CR (and other controls) as blanks where bash keeps them in words:
+  // the argv we would decide would not be the argv that runs.
+  if (CONTROL_CHARS.test(script)) return { opaque: true, reason: 'control character in script', hints: [] }
   const tree = parser.parse(script)
   if (!tree) return { opaque: true, reason: 'script could not be parsed', hints: [] }
   const cursor = tree.walk()

@@ -106,6 +106,14 @@ describe('smuggling a second command', () => {
     ['git -c core.pager', ['git', '-c', 'core.pager=sh -c id', 'log'], 'prompt', false],
     ['find -exec', ['find', '.', '-exec', 'sh', '-c', 'id', ';'], 'prompt', false],
     ['background &', ['bash', '-lc', 'git status & rm x'], 'forbidden', true],
+    ['env X=1 in front of a forbidden command', ['env', 'X=1', 'rm', 'x'], 'forbidden', false],
+    ['sudo in front of a forbidden command', ['sudo', '-u', 'root', 'rm', 'x'], 'forbidden', false],
+    ['time/timeout/nice in a script', ['bash', '-lc', 'time rm x; timeout 5 nice -n 1 rm y'], 'forbidden', false],
+    ['a wrapper running a shell', ['timeout', '5', 'bash', '-c', 'ls && rm x'], 'forbidden', false],
+    ['hash -p rebinding a later command', ['bash', '-lc', 'hash -p ./evil git; git status'], 'prompt', true],
+    ['eval', ['bash', '-lc', 'eval "rm -rf /"'], 'prompt', true],
+    ['source', ['bash', '-lc', '. ./env.sh && git status'], 'prompt', true],
+    ['carriage return (bash keeps it in the word)', ['bash', '-lc', 'git status\rrm x'], 'prompt', true],
   ])('%s', (_name, argv, decision, opaque) => {
     const result = exec.decide(argv)
     expect(result.decision).toBe(decision)
