@@ -12,7 +12,7 @@ type Filter = (args: readonly string[]) => boolean
 const ANY: Filter = () => true
 
 const SAFE: ReadonlyMap<string, Filter> = new Map<string, Filter>([
-  ...['cat', 'cd', 'cut', 'echo', 'expr', 'false', 'grep', 'egrep', 'fgrep', 'head', 'id', 'ls', 'nl', 'paste', 'pwd', 'rev', 'seq', 'stat', 'tail', 'tr', 'true', 'uname', 'wc', 'which', 'whoami', 'basename', 'dirname', 'realpath', 'readlink', 'du', 'df', 'file', 'cmp', 'diff', 'comm', 'fold', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'nproc', 'printenv', 'test'].map(
+  ...['cat', 'cd', 'cut', 'echo', 'expr', 'false', 'grep', 'egrep', 'fgrep', 'head', 'id', 'ls', 'nl', 'paste', 'pwd', 'rev', 'seq', 'stat', 'tail', 'tr', 'true', 'uname', 'wc', 'which', 'whoami', 'basename', 'dirname', 'realpath', 'readlink', 'du', 'df', 'cmp', 'diff', 'comm', 'fold', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'nproc', 'test'].map(
     (name): [string, Filter] => [name, ANY],
   ),
   // `find` runs programs (-exec, -ok…) and writes files (-delete, -fprint…).
@@ -20,6 +20,8 @@ const SAFE: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   // `rg --pre CMD` and `-z/--search-zip` run other programs on each file.
   ['rg', (a) => !anyFlag(a, ['pre', 'hostname-bin', 'search-zip'], 'z')],
   ['base64', (a) => !anyFlag(a, ['output'], 'o')],
+  // `file -C` compiles a magic file and writes it out.
+  ['file', (a) => !anyFlag(a, ['compile'], 'C')],
   ['sort', (a) => !anyFlag(a, ['output', 'compress-program'], 'o')],
   // `uniq IN OUT` writes OUT.
   ['uniq', (a) => positionals(a).length <= 1],

@@ -71,6 +71,8 @@ describe('not known safe (falls through to prompt)', () => {
     ['hostname evil', 'sets the host name'],
     ['python3 -c print(1)', 'interpreter'],
     ['tee out', 'writes a file'],
+    ['file -C -m magic', 'writes magic.mgc'],
+    ['printenv', 'prints secrets from the environment'],
   ])('%s (%s)', (cmd) => {
     expect(isKnownSafe(split(cmd))).toBe(false)
   })
