@@ -5,7 +5,7 @@
  * program would be.
  *
  * Reads one JSON request on stdin:
- *   { options, command, runOptions?, unconfined? }
+ *   { options, command, runOptions?, unconfined?, passFd? }
  * and prints one JSON line: { result } (a SandboxResult), or { error } (a
  * typed cordon error, serialised), or — with `unconfined: true` — the result
  * of a plain spawn of the same command by the same identity, so a test can
@@ -30,9 +30,16 @@ function serializeError(e) {
   return out
 }
 
-function plainSpawn(command, cwd) {
+/* `passFd`: hand this inherited fd on at the same number (Node marks the fds
+ * it inherits close-on-exec, so a plain spawn would not pass it by itself). */
+function plainSpawn(command, cwd, passFd) {
+  const stdio = ['ignore', 'pipe', 'pipe']
+  if (passFd !== undefined) {
+    while (stdio.length < passFd) stdio.push('ignore')
+    stdio.push(passFd)
+  }
   return new Promise((resolve) => {
-    const child = spawn(command[0], command.slice(1), { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(command[0], command.slice(1), { cwd, env: process.env, stdio })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -56,7 +63,7 @@ async function confined(request) {
 }
 
 async function serve(request) {
-  return request.unconfined ? { result: await plainSpawn(request.command, request.options?.cwd) } : await confined(request)
+  return request.unconfined ? { result: await plainSpawn(request.command, request.options?.cwd, request.passFd) } : await confined(request)
 }
 
 const input = await readStdin()

@@ -8,7 +8,7 @@ import { expect, inject } from 'vitest'
 import { join } from 'node:path'
 import type { Identity } from './identity.js'
 import type { TestMode } from './modes.js'
-import { runDriver, runDriverBatch, type DriverReply, type DriverRequest, type DriverSpawnOptions } from './run-driver.js'
+import { INHERITED_FD, runDriver, runDriverBatch, type DriverReply, type DriverRequest, type DriverSpawnOptions } from './run-driver.js'
 import { makeTree, type Tree } from './tree.js'
 
 /**
@@ -58,8 +58,8 @@ export class Escape {
     return { options: this.options(o.options), command, ...(o.runOptions ? { runOptions: o.runOptions } : {}) }
   }
 
-  private unconfinedRequest(command: string[]): DriverRequest {
-    return { options: { cwd: this.tree.work }, command, unconfined: true }
+  private unconfinedRequest(command: string[], o: RunOpts): DriverRequest {
+    return { options: { cwd: this.tree.work }, command, unconfined: true, ...(o.extraFd !== undefined ? { passFd: INHERITED_FD } : {}) }
   }
 
   confined(command: string[], o: RunOpts = {}): Promise<DriverReply> {
@@ -67,12 +67,12 @@ export class Escape {
   }
 
   unconfined(command: string[], o: RunOpts = {}): Promise<DriverReply> {
-    return runDriver(this.identity, this.unconfinedRequest(command), this.spawnOpts(o))
+    return runDriver(this.identity, this.unconfinedRequest(command, o), this.spawnOpts(o))
   }
 
   /** Confined, then unconfined, in one driver process. */
   both(command: string[], o: RunOpts = {}): Promise<[DriverReply, DriverReply]> {
-    const requests = [this.confinedRequest(command, o), this.unconfinedRequest(command)]
+    const requests = [this.confinedRequest(command, o), this.unconfinedRequest(command, o)]
     return runDriverBatch(this.identity, requests, this.spawnOpts(o)) as Promise<[DriverReply, DriverReply]>
   }
 

@@ -14,6 +14,8 @@ export interface DriverRequest {
   runOptions?: Record<string, unknown>
   /** Spawn the command plainly, same identity, no sandbox. */
   unconfined?: boolean
+  /** Unconfined only: hand this inherited fd on to the command. */
+  passFd?: number
 }
 
 export interface SerializedError {

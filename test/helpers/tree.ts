@@ -40,19 +40,22 @@ export function makeTree(identity: Identity, label: string): Tree {
   const base = mkdtempSync(join(tmpdir(), `cordon-escape-${label}-`))
   const own = process.getuid?.() === 0 && identity.uid !== 0
   const chown = (p: string) => own && chownTree(p, identity.uid, identity.gid)
+  // Chown only what was just created: a file the test made root-owned on
+  // purpose (a setuid binary) must stay so.
   const dir = (rel: string) => {
     const p = join(base, rel)
-    mkdirSync(p, { recursive: true })
-    chown(base)
+    const created = mkdirSync(p, { recursive: true })
+    if (created) chown(created)
     return p
   }
   const file = (rel: string, content = `${rel}\n`) => {
     const p = join(base, rel)
-    mkdirSync(dirname(p), { recursive: true })
+    const created = mkdirSync(dirname(p), { recursive: true })
     writeFileSync(p, content, { mode: 0o644 })
-    chown(base)
+    chown(created ?? p)
     return p
   }
+  chown(base)
   const tree: Tree = {
     base,
     home: dir('home'),

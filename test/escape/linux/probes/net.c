@@ -9,7 +9,6 @@
 #include <linux/if_ether.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
-#include <stddef.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -58,13 +57,13 @@ static int cmd_raw(char **a) { (void)a; return open_socket(AF_INET, SOCK_RAW, IP
 static int cmd_packet(char **a) { (void)a; return open_socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL)); }
 static int cmd_netlink(char **a) { (void)a; return open_socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE); }
 
-/* Connect to a unix socket: a path, or an abstract name given as "@name". */
+/* Connect to a unix socket: a path, or an abstract name given as "@name".
+ * The abstract name is NUL-padded to the full sun_path, as Node binds it. */
 static int cmd_unix(char **a) {
   struct sockaddr_un sun = {.sun_family = AF_UNIX};
   socklen_t len = sizeof sun;
   if (a[0][0] == '@') {
     strncpy(sun.sun_path + 1, a[0] + 1, sizeof sun.sun_path - 2);
-    len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(a[0] + 1));
   } else {
     strncpy(sun.sun_path, a[0], sizeof sun.sun_path - 1);
   }

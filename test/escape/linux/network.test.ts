@@ -1,0 +1,110 @@
+/**
+ * Network with the profile's network off (threat-model.md § Network): every
+ * new socket is refused by the seccomp socket rule (EAFNOSUPPORT), including
+ * AF_UNIX to host daemons; socketpair(AF_UNIX) keeps working. With network
+ * 'on' the same TCP connect succeeds.
+ */
+import { createSocket, type Socket } from 'node:dgram'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type AddressInfo, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { afterAll, beforeAll, describe, it } from 'vitest'
+import { Escape } from '../../helpers/escape.js'
+import { identities } from '../../helpers/identity.js'
+import { sandboxModes } from '../../helpers/modes.js'
+
+const servers: Server[] = []
+let udp: Socket
+let socketDir: string
+let socketPath: string
+const abstractName = `cordon-escape-${randomBytes(6).toString('hex')}`
+const ports: { v4: number; v6: number; udp: number } = { v4: 0, v6: 0, udp: 0 }
+
+function listen(target: { host: string; port: number } | string): Promise<Server> {
+  const server = createServer((sock) => sock.end())
+  servers.push(server)
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    if (typeof target === 'string') server.listen(target, () => resolve(server))
+    else server.listen(target.port, target.host, () => resolve(server))
+  })
+}
+
+beforeAll(async () => {
+  ports.v4 = ((await listen({ host: '127.0.0.1', port: 0 })).address() as AddressInfo).port
+  ports.v6 = ((await listen({ host: '::1', port: 0 })).address() as AddressInfo).port
+  socketDir = mkdtempSync(join(tmpdir(), 'cordon-escape-sock-'))
+  chmodSync(socketDir, 0o755)
+  socketPath = join(socketDir, 'daemon.sock')
+  await listen(socketPath)
+  chmodSync(socketPath, 0o777) // any identity may connect when nothing confines it
+  await listen(`\0${abstractName}`)
+  udp = createSocket('udp4')
+  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve))
+  ports.udp = udp.address().port
+})
+
+afterAll(() => {
+  for (const s of servers) s.close()
+  udp?.close()
+  if (socketDir) rmSync(socketDir, { recursive: true, force: true })
+})
+
+describe.each(identities())('network — caller: $name', (identity) => {
+  describe.skipIf(identity.skip !== undefined).concurrent.each(sandboxModes())(`mode: %s${identity.skip ? ` (skipped: ${identity.skip})` : ''}`, (mode) => {
+    let e: Escape
+    const isRoot = identity.name === 'root'
+    beforeAll(() => {
+      e = new Escape(identity, mode, 'net')
+    })
+    afterAll(() => e?.cleanup())
+    const net = (...args: string[]) => [e.probe('net'), ...args]
+
+    describe('network off', () => {
+      it('TCP connect to a local server on 127.0.0.1', async () => {
+        await e.denial(net('tcp', '127.0.0.1', String(ports.v4)), 'EAFNOSUPPORT')
+      })
+
+      it('TCP connect to a local server on [::1]', async () => {
+        await e.denial(net('tcp', '::1', String(ports.v6)), 'EAFNOSUPPORT')
+      })
+
+      it('UDP send to a local server', async () => {
+        await e.denial(net('udp', '127.0.0.1', String(ports.udp)), 'EAFNOSUPPORT')
+      })
+
+      it('raw socket', async () => {
+        // Unprivileged, the kernel refuses with EPERM (no CAP_NET_RAW): not the filter's errno.
+        await e.denial(net('raw'), 'EAFNOSUPPORT', isRoot ? 'OK' : 'differs')
+      })
+
+      it('packet socket', async () => {
+        await e.denial(net('packet'), 'EAFNOSUPPORT', isRoot ? 'OK' : 'differs')
+      })
+
+      it('netlink socket', async () => {
+        await e.denial(net('netlink'), 'EAFNOSUPPORT')
+      })
+
+      it('AF_UNIX connect to a host daemon (pathname socket)', async () => {
+        await e.denial(net('unix', socketPath), 'EAFNOSUPPORT')
+      })
+
+      it('AF_UNIX connect to a host daemon (abstract socket)', async () => {
+        await e.denial(net('unix', `@${abstractName}`), 'EAFNOSUPPORT')
+      })
+
+      it('socketpair(AF_UNIX) still works', async () => {
+        await e.denial(net('socketpair'), 'OK')
+      })
+    })
+
+    describe('network on', () => {
+      it('TCP connect to the local server succeeds', async () => {
+        await e.denial(net('tcp', '127.0.0.1', String(ports.v4)), 'OK', 'OK', { options: { network: 'on' } })
+      })
+    })
+  })
+})
