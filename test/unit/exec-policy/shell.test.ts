@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Parser } from 'web-tree-sitter'
+import { LANGUAGE_VERSION, MIN_COMPATIBLE_VERSION, type Parser } from 'web-tree-sitter'
 import { createExecPolicy, type ExecPolicy } from '../../../src/exec-policy/index.js'
 import { loadBashParser } from '../../../src/exec-policy/bash-parser.js'
 import { splitScript } from '../../../src/exec-policy/shell-script.js'
@@ -21,6 +21,18 @@ beforeAll(async () => {
         ].join('\n'),
       },
     ],
+  })
+})
+
+describe('the grammar', () => {
+  it('tree-sitter-bash ships a wasm whose ABI this web-tree-sitter accepts', () => {
+    const abi = parser.language?.abiVersion ?? 0
+    expect(abi).toBeGreaterThanOrEqual(MIN_COMPATIBLE_VERSION)
+    expect(abi).toBeLessThanOrEqual(LANGUAGE_VERSION)
+  })
+
+  it('loads once', async () => {
+    expect(await loadBashParser()).toBe(parser)
   })
 })
 
