@@ -4,8 +4,10 @@
  * unprivileged callers). A test that cannot run prints this reason.
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Identity } from '../../../helpers/identity.js'
+import { repoRoot } from '../../../helpers/paths.js'
 
 const BWRAP = ['/usr/bin/bwrap', '/usr/local/bin/bwrap'].find((p) => existsSync(p))
 const cache = new Map<string, string | undefined>()
@@ -25,4 +27,18 @@ export function namespaceSkip(identity: Identity): string | undefined {
   if (why) console.warn(`[cordon namespace tests] skipping the ${identity.name} pass: ${why}`)
   cache.set(identity.name, why)
   return why
+}
+
+/**
+ * The compiled probes, copied where a namespace-mode sandbox can see them.
+ * The harness compiles them under the host /tmp, which namespace mode
+ * replaces with a private tmpfs; test/.tmp (git-ignored) stays visible.
+ */
+export function visibleProbes(probeDir: string): { path(name: string): string; cleanup(): void } {
+  mkdirSync(join(repoRoot, 'test', '.tmp'), { recursive: true })
+  const dir = mkdtempSync(join(repoRoot, 'test', '.tmp', 'ns-probes-'))
+  chmodSync(dir, 0o755)
+  for (const f of readdirSync(probeDir)) copyFileSync(join(probeDir, f), join(dir, f))
+  for (const f of readdirSync(dir)) chmodSync(join(dir, f), 0o755)
+  return { path: (name) => join(dir, `probe-${name}`), cleanup: () => rmSync(dir, { recursive: true, force: true }) }
 }

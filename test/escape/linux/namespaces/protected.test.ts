@@ -7,10 +7,10 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { Escape, outcomeOf } from '../../../helpers/escape.js'
 import { identities } from '../../../helpers/identity.js'
-import { namespaceSkip } from './ns-available.js'
+import { namespaceSkip, visibleProbes } from './ns-available.js'
 
 const GIT = ['-c', 'user.name=cordon', '-c', 'user.email=cordon@example.invalid', '-c', 'init.defaultBranch=main']
 
@@ -18,16 +18,21 @@ describe.each(identities())('protected paths (namespace mode) — caller: $name'
   const skip = namespaceSkip(identity)
   describe.skipIf(skip !== undefined)(`${skip ? `skipped: ${skip}` : 'bwrap'}`, () => {
     let e: Escape
-    const files = (...args: string[]) => [e.probe('files'), ...args]
+    let probes: ReturnType<typeof visibleProbes>
+    const files = (...args: string[]) => [probes.path('files'), ...args]
     const w = (rel: string) => join(e.tree.work, rel)
     beforeAll(() => {
       e = new Escape(identity, 'namespaces', 'protect')
+      probes = visibleProbes(inject('cordonProbeDir'))
       e.tree.dir('work/repo')
       const [file, ...args] = identity.wrap(['git', ...GIT, 'init', '-q', join(e.tree.work, 'repo')])
       const r = spawnSync(file!, args, { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: e.tree.home } })
       expect(r.status, r.stderr).toBe(0)
     })
-    afterAll(() => e?.cleanup())
+    afterAll(() => {
+      e?.cleanup()
+      probes?.cleanup()
+    })
     const inRepo = (extra: Record<string, unknown> = {}) => ({ options: { cwd: w('repo'), ...extra } })
 
     it('the run is in namespace mode with nothing missing', async () => {
@@ -57,8 +62,9 @@ describe.each(identities())('protected paths (namespace mode) — caller: $name'
 
     it('a protected file that does not exist yet cannot be created (.bashrc), and nothing is left behind', async () => {
       const confined = await e.confined(files('create', w('repo/.bashrc')), inRepo())
-      expect(['EISDIR', 'EROFS', 'EACCES']).toContain(outcomeOf(confined))
-      expect(existsSync(w('repo/.bashrc'))).toBe(false) // the placeholder is gone after the run
+      // EEXIST: the path exists inside, as an empty read-only directory (the placeholder).
+      expect(['EEXIST', 'EISDIR', 'EROFS']).toContain(outcomeOf(confined))
+      expect(existsSync(w('repo/.bashrc'))).toBe(false) // and the placeholder is gone after the run
       expect(outcomeOf(await e.unconfined(files('create', w('repo/.bashrc'))))).toBe('OK')
     })
 
@@ -80,7 +86,7 @@ describe.each(identities())('protected paths (namespace mode) — caller: $name'
 
     it('a denied path that does not exist inside the workspace cannot be created', async () => {
       const confined = await e.confined(files('create', w('repo/.env')), inRepo({ denyRead: [w('repo/.env')] }))
-      expect(['EACCES', 'EISDIR', 'EROFS']).toContain(outcomeOf(confined))
+      expect(['EEXIST', 'EACCES', 'EROFS']).toContain(outcomeOf(confined))
       expect(existsSync(w('repo/.env'))).toBe(false)
     })
 
@@ -114,7 +120,8 @@ describe.each(identities())('protected paths (namespace mode) — caller: $name'
     it('a worktree-style .git file cannot be re-pointed, and its real hooks stay read-only', async () => {
       e.tree.dir('work/wt')
       e.tree.file('work/wt/.git', `gitdir: ${w('repo/.git')}\n`)
-      const opts = { options: { cwd: w('wt') } }
+      // The gitdir lies in another write root: its hooks must be protected there too.
+      const opts = { options: { cwd: w('wt'), write: [w('repo')] } }
       expect(outcomeOf(await e.confined(files('write', w('wt/.git')), opts))).toBe('EROFS')
       expect(outcomeOf(await e.confined(files('create', w('repo/.git/hooks/pre-push')), opts))).toBe('EROFS')
     })
