@@ -11,8 +11,14 @@
  * of a plain spawn of the same command by the same identity, so a test can
  * show the probe works when nothing confines it.
  * `{ batch: [request, …] }` runs several requests in order (confined, then
- * unconfined: one Node start instead of two) and prints `{ batch: [reply, …] }`.
+ * unconfined) and prints `{ batch: [reply, …] }`.
+ *
+ * `node driver.mjs --serve` keeps going: one JSON line in per job,
+ * `{ id, job }` (job: a request or a batch), one line out per reply,
+ * `{ id, reply }`, jobs running concurrently — one Node start for a whole
+ * group of tests instead of one per test.
  */
+import { createInterface } from 'node:readline'
 import { spawn } from 'node:child_process'
 
 const dist = new URL('../../dist/index.js', import.meta.url)
@@ -66,12 +72,19 @@ async function serve(request) {
   return request.unconfined ? { result: await plainSpawn(request.command, request.options?.cwd, request.passFd) } : await confined(request)
 }
 
-const input = await readStdin()
-let reply
-if (Array.isArray(input.batch)) {
-  reply = { batch: [] }
-  for (const request of input.batch) reply.batch.push(await serve(request))
-} else {
-  reply = await serve(input)
+async function handle(job) {
+  if (!Array.isArray(job.batch)) return serve(job)
+  const batch = []
+  for (const request of job.batch) batch.push(await serve(request))
+  return { batch }
 }
-process.stdout.write(JSON.stringify(reply) + '\n')
+
+if (process.argv.includes('--serve')) {
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (!line.trim()) continue
+    const { id, job } = JSON.parse(line)
+    handle(job).then((reply) => process.stdout.write(JSON.stringify({ id, reply }) + '\n'))
+  }
+} else {
+  process.stdout.write(JSON.stringify(await handle(await readStdin())) + '\n')
+}

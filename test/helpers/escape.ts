@@ -8,7 +8,7 @@ import { expect, inject } from 'vitest'
 import { join } from 'node:path'
 import type { Identity } from './identity.js'
 import type { TestMode } from './modes.js'
-import { INHERITED_FD, runDriver, runDriverBatch, type DriverReply, type DriverRequest, type DriverSpawnOptions } from './run-driver.js'
+import { DriverSession, INHERITED_FD, runDriver, runDriverBatch, type DriverReply, type DriverRequest, type DriverSpawnOptions } from './run-driver.js'
 import { makeTree, type Tree } from './tree.js'
 
 /**
@@ -31,6 +31,7 @@ export const SECRET_ENV = { GITHUB_TOKEN: 'ghp_cordonprobe0000', AWS_SECRET_ACCE
 export class Escape {
   readonly tree: Tree
   private readonly probeDir = inject('cordonProbeDir')
+  private session: DriverSession | undefined
 
   constructor(
     readonly identity: Identity,
@@ -62,18 +63,28 @@ export class Escape {
     return { options: { cwd: this.tree.work }, command, unconfined: true, ...(o.extraFd !== undefined ? { passFd: INHERITED_FD } : {}) }
   }
 
+  /** The shared driver when the run needs nothing special, else undefined (own driver). */
+  private shared(o: RunOpts): DriverSession | undefined {
+    if (o.env || o.extraFd !== undefined) return undefined
+    this.session ??= new DriverSession(this.identity, this.spawnOpts({}))
+    return this.session
+  }
+
   confined(command: string[], o: RunOpts = {}): Promise<DriverReply> {
-    return runDriver(this.identity, this.confinedRequest(command, o), this.spawnOpts(o))
+    const request = this.confinedRequest(command, o)
+    return this.shared(o)?.run(request) ?? runDriver(this.identity, request, this.spawnOpts(o))
   }
 
   unconfined(command: string[], o: RunOpts = {}): Promise<DriverReply> {
-    return runDriver(this.identity, this.unconfinedRequest(command, o), this.spawnOpts(o))
+    const request = this.unconfinedRequest(command, o)
+    return this.shared(o)?.run(request) ?? runDriver(this.identity, request, this.spawnOpts(o))
   }
 
-  /** Confined, then unconfined, in one driver process. */
+  /** Confined, then unconfined, in one driver job (in this order: some probes are destructive). */
   both(command: string[], o: RunOpts = {}): Promise<[DriverReply, DriverReply]> {
     const requests = [this.confinedRequest(command, o), this.unconfinedRequest(command, o)]
-    return runDriverBatch(this.identity, requests, this.spawnOpts(o)) as Promise<[DriverReply, DriverReply]>
+    const replies = this.shared(o)?.batch(requests) ?? runDriverBatch(this.identity, requests, this.spawnOpts(o))
+    return replies as Promise<[DriverReply, DriverReply]>
   }
 
   /** Confined: exactly `expected` (an errno name, `OK`, or `SIGSYS`); then unconfined: `baseline`. */
@@ -89,6 +100,7 @@ export class Escape {
   }
 
   cleanup(): void {
+    this.session?.close()
     this.tree.cleanup()
   }
 }

@@ -2,7 +2,7 @@
  * Run test/helpers/driver.mjs as an identity: the request goes in on stdin,
  * the SandboxResult (or serialised typed error) comes back as JSON.
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import type { Enforcement } from '../../src/index.js'
 import type { Identity } from './identity.js'
 import { driverPath } from './paths.js'
@@ -84,4 +84,64 @@ function spawnDriver(identity: Identity, request: unknown, opts: DriverSpawnOpti
       }
     })
   })
+}
+
+/**
+ * One long-lived driver (`driver.mjs --serve`) for a group of tests: jobs go
+ * in as JSON lines and run concurrently; one Node start for the group.
+ */
+export class DriverSession {
+  private readonly child: ChildProcess
+  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>()
+  private nextId = 1
+  private out = ''
+  private err = ''
+
+  constructor(
+    private readonly identity: Identity,
+    opts: DriverSpawnOptions,
+  ) {
+    const [file, ...args] = identity.wrap([process.execPath, driverPath, '--serve'])
+    this.child = spawn(file!, args, { env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] })
+    this.child.stdout!.on('data', (d: Buffer) => this.onData(d.toString()))
+    this.child.stderr!.on('data', (d: Buffer) => (this.err += d.toString()))
+    this.child.on('close', (code, signal) => {
+      const why = new Error(`driver session (${identity.name}) exited ${code ?? signal}; stderr: ${this.err}`)
+      for (const p of this.pending.values()) p.reject(why)
+      this.pending.clear()
+    })
+  }
+
+  private onData(text: string): void {
+    this.out += text
+    let nl: number
+    while ((nl = this.out.indexOf('\n')) >= 0) {
+      const line = this.out.slice(0, nl)
+      this.out = this.out.slice(nl + 1)
+      const { id, reply } = JSON.parse(line) as { id: number; reply: unknown }
+      this.pending.get(id)?.resolve(reply)
+      this.pending.delete(id)
+    }
+  }
+
+  private send(job: unknown): Promise<unknown> {
+    const id = this.nextId++
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject })
+      this.child.stdin!.write(JSON.stringify({ id, job }) + '\n')
+    })
+  }
+
+  run(request: DriverRequest): Promise<DriverReply> {
+    return this.send(request) as Promise<DriverReply>
+  }
+
+  async batch(requests: DriverRequest[]): Promise<DriverReply[]> {
+    return ((await this.send({ batch: requests })) as { batch: DriverReply[] }).batch
+  }
+
+  /** Let running jobs finish, then the driver exits. */
+  close(): void {
+    this.child.stdin!.end()
+  }
 }
