@@ -11,9 +11,9 @@
  * A successful run, a timeout or an abort has no denials.
  */
 import type { SandboxResult } from '../sandbox/result.js'
-import { isPermissionLine, outputLines, pathsInLine } from './error-lines.js'
+import { isMissingLine, isPermissionLine, outputLines, pathsInLine } from './error-lines.js'
 import { networkEvidence, protocolFor, targetInArgv } from './network-evidence.js'
-import { absoluteFrom, canonicalPath, hostRefusesWrite, readRuleFor, writeRuleFor, type PathRule } from './path-rules.js'
+import { absoluteFrom, canonicalPath, hiddenByPrivateTmp, hostRefusesWrite, readRuleFor, writeRuleFor, type PathRule } from './path-rules.js'
 import type { NetworkProtocol } from '../exec-policy/index.js'
 
 export type DenialRule = PathRule | 'network-off' | 'seccomp'
@@ -54,6 +54,7 @@ export function detectDenials(input: DetectInput): Denial[] {
       out.push({ operation: 'syscall', rule: 'seccomp', evidence: { source, text: line } })
     }
     if (isPermissionLine(line)) out.push(...fileDenials(input, source, line))
+    else if (isMissingLine(line)) out.push(...hiddenPaths(input, source, line))
     if (result.enforcement.network === 'off') {
       const net = networkDenial(input, source, line)
       if (net) out.push(net)
@@ -78,6 +79,18 @@ function fileDenials(input: DetectInput, source: 'stderr' | 'stdout', line: stri
     const write = writeRuleFor(fs, path)
     // The host refusing it too means file modes or a read-only mount: not ours.
     if (write && !hostRefusesWrite(path)) found.push({ operation: 'write', rule: write, path, evidence })
+  }
+  return found
+}
+
+/** ENOENT for a host path the namespace sandbox hides (private /tmp): widening makes it visible. */
+function hiddenPaths(input: DetectInput, source: 'stderr' | 'stdout', line: string): Denial[] {
+  const found: Denial[] = []
+  for (const raw of pathsInLine(line)) {
+    const abs = absoluteFrom(input.cwd, raw)
+    if (!abs) continue
+    const path = canonicalPath(abs)
+    if (hiddenByPrivateTmp(input.result.enforcement, path)) found.push({ operation: 'write', rule: 'private-tmp', path, evidence: { source, text: line } })
   }
   return found
 }

@@ -14,12 +14,19 @@ export function isPermissionLine(line: string): boolean {
   return PERMISSION.test(line)
 }
 
+const MISSING = /No such file or directory|\bENOENT\b|\[Errno 2\]/
+
+/** A "no such file" line: evidence only for paths the sandbox hides (see path-rules.ts). */
+export function isMissingLine(line: string): boolean {
+  return MISSING.test(line)
+}
+
 /** Quoted spans: 'x', "x", ‘x’, `x'. */
 const QUOTED = /'([^'\n]+)'|"([^"\n]+)"|‘([^’\n]+)’|`([^'`\n]+)'/g
 /** Unquoted absolute / ./ / ../ paths after a separator. */
 const BARE_PATH = /(?:^|[\s:=(,])((?:\/|\.\.?\/)[^\s:'"‘’`,)]*)/g
 /** `NAME: Permission denied` — the token right before the errno text (sh: `cannot create out.txt: …`). */
-const BEFORE_ERRNO = /(?:^|\s)([^\s:'"‘’`]+):\s*(?:Permission denied|Read-only file system|Operation not permitted)/gi
+const BEFORE_ERRNO = /(?:^|\s)([^\s:'"‘’`]+):\s*(?:Permission denied|Read-only file system|Operation not permitted|No such file or directory)/gi
 
 /** Candidate paths named by one error line, in order, without duplicates. */
 export function pathsInLine(line: string): string[] {

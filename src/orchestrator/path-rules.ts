@@ -8,7 +8,17 @@ import { accessSync, constants, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path'
 import type { Enforcement } from '../sandbox/enforcement.js'
 
-export type PathRule = 'deny-read' | 'outside-read-roots' | 'protected' | 'outside-write-roots'
+/**
+ * `private-tmp`: in namespace mode /tmp and /var/tmp are private, empty
+ * tmpfs mounts unless a write root covers them, so a host path below them
+ * outside the write roots does not exist for the command (it fails with
+ * ENOENT, or "succeeds" into the discarded tmpfs — which nothing can see).
+ *
+ * `narrowed`: a directory whose own listing is withheld so that a denied
+ * path below it stays unreadable (Landlock grants by hierarchy); it is part
+ * of keeping a denied read and is never widened.
+ */
+export type PathRule = 'deny-read' | 'narrowed' | 'outside-read-roots' | 'protected' | 'outside-write-roots' | 'private-tmp'
 
 export function isUnder(path: string, root: string): boolean {
   if (root === '/') return path.startsWith('/')
@@ -54,6 +64,7 @@ export function nearestExistingDir(path: string): string {
 /** Which rule of the attempt's profile denies `path` for reading, if any. */
 export function readRuleFor(fs: Enforcement['filesystem'], path: string): PathRule | undefined {
   if (fs.denyRead.some((d) => isUnder(path, d))) return 'deny-read'
+  if (fs.narrowed.includes(path)) return 'narrowed'
   if (!fs.readAll && !fs.readRoots.some((r) => isUnder(path, r))) return 'outside-read-roots'
   return undefined
 }
@@ -90,4 +101,26 @@ export function hostRefusesWrite(path: string): boolean {
 export function absoluteFrom(cwd: string, p: string): string | undefined {
   if (p.startsWith('~')) return undefined // whose home? not attributable
   return isAbsolute(p) ? p : resolve(cwd, p)
+}
+
+/** Mirrors the namespace backend's mount plan (platform/linux/bwrap-mounts.ts). */
+const PRIVATE_DIRS = ['/tmp', '/var/tmp']
+
+/**
+ * A path the namespace sandbox hid: under a private tmp dir no write root
+ * covers, outside the write roots, and present on the host (its directory
+ * exists here, so the command's ENOENT was the sandbox's view, not the host's).
+ */
+export function hiddenByPrivateTmp(e: Enforcement, path: string): boolean {
+  if (e.mode !== 'namespaces') return false
+  const fs = e.filesystem
+  const priv = PRIVATE_DIRS.find((d) => isUnder(path, d) && path !== d)
+  if (!priv || fs.writeRoots.some((r) => isUnder(priv, r) || isUnder(path, r))) return false
+  const parent = dirname(path)
+  if (parent === priv) return false // a direct child is created inside the private tmpfs: no error at all
+  try {
+    return statSync(parent).isDirectory()
+  } catch {
+    return false
+  }
 }

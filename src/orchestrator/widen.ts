@@ -37,6 +37,7 @@ export interface WideningPlan {
 
 const REFUSAL: Partial<Record<Denial['rule'], string>> = {
   'deny-read': 'a denied read is never dropped',
+  narrowed: 'a denied read is never dropped (this directory is narrowed to keep one)',
   protected: 'protected paths stay read-only',
   seccomp: 'the syscall filter is not widened',
 }
@@ -51,7 +52,7 @@ export function planWidening(denials: readonly Denial[], enforcement: Enforcemen
     const refusal = REFUSAL[d.rule]
     if (refusal) refused.push({ denial: d, reason: refusal })
     else if (d.rule === 'network-off') network = true
-    else if (d.rule === 'outside-write-roots' && d.path) write.add(holder(d.path))
+    else if ((d.rule === 'outside-write-roots' || d.rule === 'private-tmp') && d.path) write.add(holder(d.path))
     else if (d.rule === 'outside-read-roots' && d.path) read.add(nearestExistingDir(d.path))
   }
   // A widened root must not swallow a denied read: Landlock grants by
@@ -96,6 +97,10 @@ export function applyWidening(base: SandboxOptions, widening: Widening | undefin
     return { ...base, profile: { ...profile, name: `${profile.name ?? 'custom'}+unsandboxed`, unsandboxed: true } }
   }
   const out: SandboxOptions = { ...base, write: [...(base.write ?? []), ...widening.write] }
+  // The namespace backend refuses a write root that contains its own bwrap
+  // binary (the command could replace it); "write everywhere" therefore runs
+  // in Landlock mode, which keeps the read masks by narrowing.
+  if (widening.full) out.mode = 'landlock'
   if (widening.read.length > 0) out.read = [...(base.read ?? []), ...widening.read]
   if (widening.network) out.network = 'on'
   return out

@@ -61,7 +61,7 @@ describe('no-sandbox requests', () => {
   it('the widened options keep the profile, its denyRead and add write / and network', () => {
     const base = { profile: 'read-only', cwd: ws, denyRead: ['/srv/secret'] }
     const opts = applyWidening(base, noSandboxWidening(base, true))
-    expect(opts).toEqual({ profile: 'read-only', cwd: ws, denyRead: ['/srv/secret'], write: ['/'], read: ['/'], network: 'on' })
+    expect(opts).toEqual({ profile: 'read-only', cwd: ws, denyRead: ['/srv/secret'], write: ['/'], read: ['/'], network: 'on', mode: 'landlock' })
   })
 
   it('unconfined only when allowed and nothing is denied for reading', () => {
