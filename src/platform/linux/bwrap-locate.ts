@@ -39,7 +39,7 @@ export function locateBwrap(explicit?: string): BwrapLocation {
     ok: false,
     cause: 'not-installed',
     reason: `bubblewrap is not installed (tried ${tried.join(', ')})`,
-    fix: explicit !== undefined ? `install bubblewrap or point the bwrap option at it (${explicit} is missing or not executable)` : 'apt-get install bubblewrap (Debian/Ubuntu) · dnf install bubblewrap (Fedora) · apk add bubblewrap (Alpine)',
+    fix: `${explicit !== undefined ? `${explicit} is missing or not executable: point the bwrap option at an installed bwrap, or ` : ''}apt-get install bubblewrap (Debian/Ubuntu) · dnf install bubblewrap (Fedora) · apk add bubblewrap (Alpine)`,
     tried,
   }
 }
