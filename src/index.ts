@@ -9,3 +9,27 @@ export { loadProfile, BUILTIN_PROFILES, DEFAULT_PROFILE } from './policy/profile
 export { hardenProcess } from './harden.js'
 export { doctor, type DoctorReport } from './doctor.js'
 export * from './errors.js'
+
+// Exec policy: Codex-compatible .rules, tree-sitter-bash splitting, heuristics.
+export {
+  createExecPolicy,
+  loadPolicy,
+  parsePolicy,
+  mergePolicies,
+  resolveProgram,
+  isKnownSafe,
+  dangerousReason,
+  type ExecPolicy,
+  type ExecPolicyOptions,
+  type CommandDecision,
+  type SegmentDecision,
+  type MatchedRule,
+  type Policy,
+  type PrefixRule,
+  type NetworkRule,
+  type Decision as PolicyDecision,
+  type DecisionSource as PolicyDecisionSource,
+} from './exec-policy/index.js'
+
+// Orchestrator: approvals, hooks, session cache, amendments, bounded escalation.
+export * from './orchestrator/index.js'
