@@ -59,8 +59,11 @@ if (existsSync(new URL('./namespaces.mjs', import.meta.url))) {
 
 if (existsSync(new URL('./exec-policy.mjs', import.meta.url))) {
   const { benchExecPolicy } = await import('./exec-policy.mjs')
-  const { medianUs } = await benchExecPolicy()
-  console.log(`\nexec-policy decision, 3-segment bash -lc, 500 rules: ${medianUs.toFixed(2)} µs${medianUs <= 20 ? '  ok (≤ 20 µs)' : '  OVER (target ≤ 20 µs)'}`)
+  const { medianUs, coldMedianUs } = await benchExecPolicy()
+  const v = (us) => (us <= 20 ? 'ok (≤ 20 µs)' : 'OVER (target ≤ 20 µs)')
+  console.log('\nexec-policy decision, 3-segment bash -lc, 500 rules (policy loaded once)')
+  console.log(`${'  new script every time (parse + decide)'.padEnd(44)} ${coldMedianUs.toFixed(2).padStart(9)} µs  ${v(coldMedianUs)}`)
+  console.log(`${'  same script again (split cache hit)'.padEnd(44)} ${medianUs.toFixed(2).padStart(9)} µs  ${v(medianUs)}`)
 }
 sb.close()
 
