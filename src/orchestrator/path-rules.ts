@@ -73,6 +73,9 @@ export function readRuleFor(fs: Enforcement['filesystem'], path: string): PathRu
 export function writeRuleFor(fs: Enforcement['filesystem'], path: string): PathRule | undefined {
   if (fs.protected.some((p) => isUnder(path, p))) return 'protected'
   if (!fs.writeRoots.some((r) => isUnder(path, r))) return 'outside-write-roots'
+  // Inside a write root, but its directory is narrowed around a denied read:
+  // Landlock then grants rights per entry, and a new entry may be refused.
+  if (fs.narrowed.includes(dirname(path))) return 'narrowed'
   return undefined
 }
 

@@ -94,52 +94,52 @@ afterAll(() => server?.close())
 
 describe.each(modes())('sandbox mode %s', (sandboxMode: Mode) => {
   describe.each(PROFILES)('profile %s', (profile) => {
-  describe.concurrent.each(MODES)('approval mode %s', (mode) => {
-    it.each(ACTIONS)('%s', async (action) => {
-      const c = cell(action, server.url)
-      const asked: ApprovalRequest[] = []
-      const orch = createOrchestrator({ sandbox: { profile, cwd: c.ws, mode: sandboxMode }, approvalMode: mode, onApproval: (r) => (asked.push(r), 'approved') })
-      const outcome = await orch.exec({ command: c.command, timeout: 20_000 })
+    describe.concurrent.each(MODES)('approval mode %s', (mode) => {
+      it.each(ACTIONS)('%s', async (action) => {
+        const c = cell(action, server.url)
+        const asked: ApprovalRequest[] = []
+        const orch = createOrchestrator({ sandbox: { profile, cwd: c.ws, mode: sandboxMode }, approvalMode: mode, onApproval: (r) => (asked.push(r), 'approved') })
+        const outcome = await orch.exec({ command: c.command, timeout: 20_000 })
 
-      if (sandboxMode === 'namespaces' && profile === 'full-access') {
-        // The namespace backend refuses a write root containing its own bwrap: set up fails, nothing runs.
-        if (firstPrompt(profile, mode, action) === 'forbidden') return expect(outcome.status).toBe('forbidden')
-        expect(outcome.status).toBe('error')
-        expect(outcome.attempts[0]?.error?.code).toBe('E_UNSUPPORTED')
-        return
-      }
-      const first = firstPrompt(profile, mode, action)
-      const denied = DENIED_BY[action].includes(profile)
-      if (first === 'forbidden') {
-        expect(outcome.status).toBe('forbidden')
-        expect(outcome.attempts).toHaveLength(0)
-        expect(asked).toHaveLength(0)
-        expect(c.effect('')).toBe(false)
-        return
-      }
-      const retried = denied && mode !== 'never'
-      const expectedPrompts = [...(first === 'ask' ? ['exec'] : []), ...(retried ? ['escalation'] : [])]
-      expect(asked.map((r) => r.kind), JSON.stringify(outcome.attempts.map((a) => a.denials))).toEqual(expectedPrompts)
-      expect(outcome.status).toBe('completed')
-      expect(outcome.approval?.source).toBe(first === 'ask' ? 'user' : 'policy')
-      expect(outcome.attempts).toHaveLength(retried ? 2 : 1)
-      if (denied) {
-        // The first attempt was denied, and the denial was attributed, not guessed.
-        const rule = action === 'network' ? 'network-off' : 'outside-write-roots'
-        expect(outcome.attempts[0]!.denials.map((d) => d.rule)).toContain(rule)
-        expect(outcome.attempts[0]!.result?.exitCode).not.toBe(0)
-      }
-      if (retried) {
-        const w = outcome.attempts[1]!.sandbox.widening!
-        // Only what was denied is widened.
-        if (action === 'network') expect(w).toMatchObject({ network: true, write: [] })
-        else expect(w).toMatchObject({ network: false, write: [action === 'write-outside' ? c.out : c.ws] })
-        expect(outcome.attempts[1]!.approval.source).toBe('user')
-      }
-      const last = outcome.attempts[outcome.attempts.length - 1]!
-      expect(c.effect(last.result?.stdout ?? '')).toBe(!denied || retried)
-      expect(last.result?.exitCode === 0).toBe(!denied || retried)
+        if (sandboxMode === 'namespaces' && profile === 'full-access') {
+          // The namespace backend refuses a write root containing its own bwrap: set up fails, nothing runs.
+          if (firstPrompt(profile, mode, action) === 'forbidden') return expect(outcome.status).toBe('forbidden')
+          expect(outcome.status).toBe('error')
+          expect(outcome.attempts[0]?.error?.code).toBe('E_UNSUPPORTED')
+          return
+        }
+        const first = firstPrompt(profile, mode, action)
+        const denied = DENIED_BY[action].includes(profile)
+        if (first === 'forbidden') {
+          expect(outcome.status).toBe('forbidden')
+          expect(outcome.attempts).toHaveLength(0)
+          expect(asked).toHaveLength(0)
+          expect(c.effect('')).toBe(false)
+          return
+        }
+        const retried = denied && mode !== 'never'
+        const expectedPrompts = [...(first === 'ask' ? ['exec'] : []), ...(retried ? ['escalation'] : [])]
+        expect(asked.map((r) => r.kind), JSON.stringify(outcome.attempts.map((a) => a.denials))).toEqual(expectedPrompts)
+        expect(outcome.status).toBe('completed')
+        expect(outcome.approval?.source).toBe(first === 'ask' ? 'user' : 'policy')
+        expect(outcome.attempts).toHaveLength(retried ? 2 : 1)
+        if (denied) {
+          // The first attempt was denied, and the denial was attributed, not guessed.
+          const rule = action === 'network' ? 'network-off' : 'outside-write-roots'
+          expect(outcome.attempts[0]!.denials.map((d) => d.rule)).toContain(rule)
+          expect(outcome.attempts[0]!.result?.exitCode).not.toBe(0)
+        }
+        if (retried) {
+          const w = outcome.attempts[1]!.sandbox.widening!
+          // Only what was denied is widened.
+          if (action === 'network') expect(w).toMatchObject({ network: true, write: [] })
+          else expect(w).toMatchObject({ network: false, write: [action === 'write-outside' ? c.out : c.ws] })
+          expect(outcome.attempts[1]!.approval.source).toBe('user')
+        }
+        const last = outcome.attempts[outcome.attempts.length - 1]!
+        expect(c.effect(last.result?.stdout ?? '')).toBe(!denied || retried)
+        expect(last.result?.exitCode === 0).toBe(!denied || retried)
+      })
     })
   })
-})
 })
