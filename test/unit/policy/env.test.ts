@@ -1,0 +1,60 @@
+/** The sandbox environment: secrets and loader variables dropped, allow/deny/set applied. */
+import { describe, expect, it } from 'vitest'
+import { buildEnv } from '../../../src/policy/env.js'
+import { envSchema } from '../../../src/policy/schema.js'
+
+const policy = (input: object = {}) => envSchema.parse(input)
+const base = {
+  PATH: '/usr/bin',
+  HOME: '/home/u',
+  LANG: 'C.UTF-8',
+  GITHUB_TOKEN: 'ghp_x',
+  AWS_SECRET_ACCESS_KEY: 'k',
+  AWS_REGION: 'eu-west-1',
+  npm_config__authToken: 'n',
+  MY_API_KEY: 'a',
+  DB_PASSWORD: 'p',
+  SSH_AUTH_SOCK: '/run/ssh',
+  DATABASE_URL: 'postgres://u:p@h/db',
+  LD_PRELOAD: '/tmp/evil.so',
+  LD_LIBRARY_PATH: '/tmp',
+  DYLD_INSERT_LIBRARIES: '/tmp/x',
+  TOKENIZER: 'keep-me',
+}
+
+describe('buildEnv', () => {
+  it('drops names that look like secrets (case-insensitive) and loader variables', () => {
+    const { env, dropped } = buildEnv({ ...base }, policy(), {})
+    for (const k of ['GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION', 'MY_API_KEY', 'DB_PASSWORD', 'SSH_AUTH_SOCK', 'DATABASE_URL', 'npm_config__authToken'])
+      expect(env, k).not.toHaveProperty(k)
+    for (const k of ['LD_PRELOAD', 'LD_LIBRARY_PATH', 'DYLD_INSERT_LIBRARIES']) expect(env, k).not.toHaveProperty(k)
+    expect(env).toMatchObject({ PATH: '/usr/bin', HOME: '/home/u', LANG: 'C.UTF-8', TOKENIZER: 'keep-me' })
+    expect(dropped).toEqual([...dropped].sort())
+    expect(dropped).toContain('GITHUB_TOKEN')
+  })
+
+  it('dropSecrets: false keeps secrets but never loader variables', () => {
+    const { env } = buildEnv({ ...base }, policy({ dropSecrets: false }), {})
+    expect(env.GITHUB_TOKEN).toBe('ghp_x')
+    expect(env).not.toHaveProperty('LD_PRELOAD')
+  })
+
+  it('an allow list passes only matching names', () => {
+    const { env, dropped } = buildEnv({ ...base }, policy({ allow: ['PATH', 'LA*'] }), {})
+    expect(env).toEqual({ PATH: '/usr/bin', LANG: 'C.UTF-8' })
+    expect(dropped).toContain('HOME')
+  })
+
+  it('deny globs drop on top of the secret patterns', () => {
+    expect(buildEnv({ ...base }, policy({ deny: ['LAN*'] }), {}).env).not.toHaveProperty('LANG')
+  })
+
+  it('set and per-launch extras are applied last', () => {
+    const { env } = buildEnv({ ...base }, policy({ set: { LANG: 'C', EDITOR: 'true' } }), { TMPDIR: '/tmp/x' })
+    expect(env).toMatchObject({ LANG: 'C', EDITOR: 'true', TMPDIR: '/tmp/x' })
+  })
+
+  it('undefined values are skipped', () => {
+    expect(buildEnv({ A: undefined, B: '1' }, policy(), {}).env).toEqual({ B: '1' })
+  })
+})
