@@ -3,8 +3,24 @@
  * namespace mode (bubblewrap) joins this list once it is implemented and
  * available here, and the same probes then run unchanged in both.
  */
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+
 export type TestMode = 'landlock' | 'namespaces'
 
+let modes: TestMode[] | undefined
+
+/**
+ * Landlock always; namespaces when bubblewrap can create user, pid and net
+ * namespaces with a fresh /proc here (the trial the SDK runs). When it
+ * cannot, the reason is printed and only Landlock mode runs.
+ */
 export function sandboxModes(): TestMode[] {
-  return ['landlock']
+  if (modes) return modes
+  const bwrap = ['/usr/bin/bwrap', '/usr/local/bin/bwrap'].find((p) => existsSync(p))
+  const trial = bwrap && spawnSync(bwrap, ['--unshare-user', '--unshare-pid', '--unshare-net', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', '/bin/true'], { encoding: 'utf8' })
+  const ok = !!trial && trial.status === 0
+  if (!ok) console.warn(`[cordon escape tests] namespace mode not tested: ${bwrap ? `bwrap cannot create namespaces here (${trial && (trial.stderr.trim() || trial.error?.message)})` : 'bubblewrap is not installed'}`)
+  modes = ok ? ['landlock', 'namespaces'] : ['landlock']
+  return modes
 }
