@@ -13,22 +13,21 @@ import { AbortError, PolicyError } from '../errors.js'
 import type { CommandDecision, ExecPolicy } from '../exec-policy/index.js'
 import { createSandbox as defaultCreateSandbox, type Sandbox } from '../sandbox/sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
-import type { ApprovalRecord, ApprovalRequest, Approver } from './approval.js'
+import type { Approver } from './approval.js'
 import type { ApprovalSettings } from './approval-mode.js'
-import { applyAnswer } from './answer-effects.js'
 import { runAttempt } from './attempt.js'
-import { patchKeys, runKey } from './command-key.js'
-import { askApprovers, type Deciders } from './decision-flow.js'
+import type { Deciders } from './decision-flow.js'
+import { approveFirst } from './first-approval.js'
+import { Recorder } from './outcome-recorder.js'
 import { escalate, type EscalationContext } from './escalation.js'
 import type { Hooks } from './hooks.js'
 import { execRequestSchema, expandHome, orchestratorOptionsSchema, parseWith, type ExecRequest, type ExecRequestParsed } from './options.js'
-import type { ExecOutcome, ExecStatus } from './outcome.js'
+import type { ExecOutcome } from './outcome.js'
 import { PolicyStore } from './policy-store.js'
 import { requirementFor, type Requirement } from './requirement.js'
 import { SessionCache } from './session-cache.js'
 import { runPostToolUse, runPreToolUse } from './tool-hooks.js'
 import { noSandboxWidening, applyWidening } from './widen.js'
-import type { AmendResult } from './amendments.js'
 import type { AttemptRecord } from './attempt.js'
 
 export interface OrchestratorOptions {
@@ -115,7 +114,7 @@ class OrchestratorImpl implements Orchestrator {
 
   async assess(raw: ExecRequest): Promise<Assessment> {
     const req = parseWith(execRequestSchema, raw, 'exec request')
-    const cwd = resolve(req.cwd ?? this.baseCwd)
+    const cwd = resolve(this.baseCwd, req.cwd ?? '.')
     const policy = await this.store.current()
     const decision = this.decide(policy, req.command, cwd, req)
     return { command: req.command, policy: decision, requirement: this.requirement(decision, req) }
@@ -125,7 +124,7 @@ class OrchestratorImpl implements Orchestrator {
     const req = parseWith(execRequestSchema, raw, 'exec request')
     const signal = AbortSignal.any([this.stop.signal, ...(req.signal ? [req.signal] : [])])
     if (signal.aborted) throw new AbortError('aborted before the command was decided')
-    const cwd = resolve(req.cwd ?? this.baseCwd)
+    const cwd = resolve(this.baseCwd, req.cwd ?? '.')
     const rec = new Recorder(req.command, cwd)
     const hooks = this.o.hooks as Hooks
     const pre = await runPreToolUse(
@@ -149,7 +148,21 @@ class OrchestratorImpl implements Orchestrator {
       rec.approval = { decision: 'denied', source: 'policy', reason: requirement.reason }
       return rec.finish('forbidden', requirement.reason)
     }
-    const approval = await this.approveFirst(req, pre, decision, requirement, cwd, signal, rec)
+    const approval = await approveFirst(
+      {
+        request: req,
+        allowedBy: pre.kind === 'continue' ? pre.allowedBy : undefined,
+        decision,
+        requirement,
+        cwd,
+        signal,
+        deciders: this.deciders,
+        cache: this.sessionCache,
+        amendFile: this.amendFile,
+        onAbort: () => this.abortAll('an approver answered abort'),
+      },
+      rec,
+    )
     rec.approval = approval
     if (approval.decision === 'denied' || approval.decision === 'timed_out') {
       return rec.finish(approval.decision, approval.reason ?? `approval: ${approval.decision}`)
@@ -229,93 +242,5 @@ class OrchestratorImpl implements Orchestrator {
       allowMeansNoSandbox: this.o.allowMeansNoSandbox,
       patch: req.patch !== undefined,
     })
-  }
-
-  /** Who lets attempt 1 run: policy (skip), a PreToolUse hook, the session cache, or the approvers. */
-  private async approveFirst(
-    req: ExecRequestParsed,
-    pre: { allowedBy?: string },
-    decision: CommandDecision,
-    requirement: Requirement,
-    cwd: string,
-    signal: AbortSignal,
-    rec: Recorder,
-  ): Promise<ApprovalRecord> {
-    if (requirement.kind === 'skip') return { decision: 'approved', source: 'policy', reason: requirement.reason }
-    if (requirement.kind === 'forbidden') return { decision: 'denied', source: 'policy', reason: requirement.reason }
-    if (pre.allowedBy !== undefined) return { decision: 'approved', source: 'hook', reason: pre.allowedBy }
-    const keys = req.patch ? patchKeys(req.patch.environment, cwd, req.patch.paths) : [runKey(decision, rec.command)]
-    if (this.sessionCache.covers(keys)) return { decision: 'approved', source: 'cache' }
-    const request: ApprovalRequest = {
-      kind: 'exec',
-      attempt: 1,
-      command: rec.command,
-      cwd,
-      promptClass: requirement.promptClass,
-      reason: requirement.reason,
-      ...(req.justification ? { justification: req.justification } : {}),
-      ...(requirement.proposedAmendment ? { proposedAmendment: requirement.proposedAmendment } : {}),
-      ...(req.patch ? { patch: { environment: req.patch.environment, paths: req.patch.paths } } : {}),
-    }
-    const answer = await askApprovers(request, this.deciders, signal)
-    rec.hookErrors.push(...answer.hookErrors)
-    if (answer.decision === 'abort') {
-      this.abortAll('an approver answered abort')
-      throw new AbortError('an approver answered abort', rec.snapshot('denied'))
-    }
-    try {
-      const effect = await applyAnswer(answer.decision, { cache: this.sessionCache, keys, amendFile: this.amendFile, proposedAmendment: requirement.proposedAmendment, network: undefined, amendments: rec.amendments })
-      if (effect.note) rec.notes.push(effect.note)
-      return effect.run || answer.decision === 'denied' || answer.decision === 'timed_out' ? answer.record : { ...answer.record, decision: 'denied' }
-    } catch (e) {
-      rec.notes.push(`amendment not written: ${(e as Error).message}`)
-      return answer.record
-    }
-  }
-}
-
-/** Collects the outcome as the exec proceeds. */
-class Recorder {
-  policy: CommandDecision | undefined
-  requirement: Requirement | undefined
-  approval: ApprovalRecord | undefined
-  readonly attempts: AttemptRecord[] = []
-  result: ExecOutcome['result']
-  resultReplaced = false
-  escalation: ExecOutcome['escalation']
-  readonly amendments: AmendResult[] = []
-  readonly context: string[] = []
-  readonly hookErrors: string[] = []
-  readonly notes: string[] = []
-
-  constructor(
-    public command: readonly string[],
-    readonly cwd: string,
-  ) {}
-
-  finish(status: ExecStatus, reason?: string): ExecOutcome {
-    return this.snapshot(status, reason)
-  }
-
-  snapshot(status: ExecStatus, reason?: string): ExecOutcome {
-    const last = this.attempts[this.attempts.length - 1]
-    return {
-      status,
-      command: this.command,
-      cwd: this.cwd,
-      ...(reason !== undefined ? { reason } : {}),
-      ...(this.policy ? { policy: this.policy } : {}),
-      ...(this.requirement ? { requirement: this.requirement } : {}),
-      ...(this.approval ? { approval: this.approval } : {}),
-      attempts: [...this.attempts],
-      ...(this.result ?? last?.result ? { result: this.result ?? last?.result } : {}),
-      resultReplaced: this.resultReplaced,
-      denials: last?.denials ?? [],
-      ...(this.escalation ? { escalation: this.escalation } : {}),
-      amendments: [...this.amendments],
-      context: [...this.context],
-      hookErrors: [...this.hookErrors],
-      notes: [...this.notes],
-    }
   }
 }

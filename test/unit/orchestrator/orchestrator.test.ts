@@ -133,6 +133,16 @@ describe('session cache', () => {
     expect(asked).toHaveLength(2)
   })
 
+  it('a session approval of a command never approves running it outside the sandbox', async () => {
+    const { orch, asked, answer } = setup({ approvalMode: 'untrusted' })
+    answer.mockReturnValue('approved_for_session')
+    await orch.exec({ command: ['make', 'all'] })
+    const escalated = await orch.exec({ command: ['make', 'all'], sandboxPermissions: 'require_escalated' })
+    expect(escalated.approval?.source).toBe('user')
+    expect(asked.map((a) => a.promptClass)).toEqual(['unknown', 'escalation'])
+    expect((await orch.exec({ command: ['make', 'all'], sandboxPermissions: 'require_escalated' })).approval?.source).toBe('cache')
+  })
+
   it('a patch-style request skips only when every (environment, path) was approved', async () => {
     const { orch, asked, answer } = setup()
     answer.mockReturnValue('approved_for_session')

@@ -1,0 +1,56 @@
+/**
+ * Collects an exec's outcome as it proceeds, so every exit (blocked,
+ * forbidden, denied, error, completed, or an AbortError's cause) reports
+ * the same shape with what was known at that point.
+ */
+import type { CommandDecision } from '../exec-policy/index.js'
+import type { AmendResult } from './amendments.js'
+import type { ApprovalRecord } from './approval.js'
+import type { AttemptRecord } from './attempt.js'
+import type { ExecOutcome, ExecStatus } from './outcome.js'
+import type { Requirement } from './requirement.js'
+
+export class Recorder {
+  policy: CommandDecision | undefined
+  requirement: Requirement | undefined
+  approval: ApprovalRecord | undefined
+  readonly attempts: AttemptRecord[] = []
+  result: ExecOutcome['result']
+  resultReplaced = false
+  escalation: ExecOutcome['escalation']
+  readonly amendments: AmendResult[] = []
+  readonly context: string[] = []
+  readonly hookErrors: string[] = []
+  readonly notes: string[] = []
+
+  constructor(
+    public command: readonly string[],
+    readonly cwd: string,
+  ) {}
+
+  finish(status: ExecStatus, reason?: string): ExecOutcome {
+    return this.snapshot(status, reason)
+  }
+
+  snapshot(status: ExecStatus, reason?: string): ExecOutcome {
+    const last = this.attempts[this.attempts.length - 1]
+    return {
+      status,
+      command: this.command,
+      cwd: this.cwd,
+      ...(reason !== undefined ? { reason } : {}),
+      ...(this.policy ? { policy: this.policy } : {}),
+      ...(this.requirement ? { requirement: this.requirement } : {}),
+      ...(this.approval ? { approval: this.approval } : {}),
+      attempts: [...this.attempts],
+      ...(this.result ?? last?.result ? { result: this.result ?? last?.result } : {}),
+      resultReplaced: this.resultReplaced,
+      denials: last?.denials ?? [],
+      ...(this.escalation ? { escalation: this.escalation } : {}),
+      amendments: [...this.amendments],
+      context: [...this.context],
+      hookErrors: [...this.hookErrors],
+      notes: [...this.notes],
+    }
+  }
+}
