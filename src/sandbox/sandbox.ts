@@ -12,7 +12,7 @@ import { loadProfile, DEFAULT_PROFILE } from '../policy/profiles.js'
 import { resolvePolicy, type ResolvedPolicy } from '../policy/resolve.js'
 import type { CanonCache } from '../policy/paths.js'
 import type { Profile, ProfileInput } from '../policy/schema.js'
-import { prepareLinux, releasePrepared } from '../platform/linux/index.js'
+import { prepareLinux, releaseIdlePlaceholders, releasePrepared } from '../platform/linux/index.js'
 import type { Prepared } from '../platform/backend.js'
 import { checkCompat } from './compat.js'
 import type { Enforcement } from './enforcement.js'
@@ -136,6 +136,7 @@ class LinuxSandbox implements Sandbox {
   }
 
   close(): void {
+    releaseIdlePlaceholders()
     if (this.tmp) rmSync(this.tmp, { recursive: true, force: true })
     this.tmp = undefined
   }

@@ -23,7 +23,7 @@ import { lstatSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { PolicyError } from '../../errors.js'
 import { isWithin } from '../../policy/paths.js'
-import { isPlaceholder } from './bwrap-placeholders.js'
+import { holdsPlaceholder, isPlaceholder } from './bwrap-placeholders.js'
 
 export type MountOp =
   | { kind: 'tmpfs'; path: string } //            private, writable
@@ -52,6 +52,8 @@ const PRIVATE_CANDIDATES = ['/tmp', '/var/tmp']
 type Existing = 'dir' | 'file' | 'missing' | 'placeholder'
 
 function existing(path: string): Existing {
+  // Held by this process: it is ours (resolvePolicy has just re-checked the way to it for symlinks).
+  if (holdsPlaceholder(path)) return 'placeholder'
   let st
   try {
     st = lstatSync(path)

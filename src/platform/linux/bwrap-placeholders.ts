@@ -16,7 +16,8 @@
  * a file inside it, invisible from inside (the sandbox sees the mask) — and
  * only `rmdir`, which fails while any lease remains, removes it. Leases of
  * dead processes (same pid namespace only) are swept; a killed caller leaves
- * an empty directory behind at worst, never an open path.
+ * an empty directory behind at worst (removed by the next launch that uses
+ * it), never an open path.
  */
 import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
@@ -91,14 +92,12 @@ function ensureDir(path: string): void {
   }
 }
 
-/** Create (or join) the placeholder at `path` and take a lease on it. Returns the lease file. */
-export function acquirePlaceholder(path: string): string {
+function takeLease(path: string): string {
   const lease = join(path, `${LEASE_PREFIX}${PIDNS}-${process.pid}-${randomBytes(6).toString('hex')}`)
   for (let attempt = 0; ; attempt++) {
     ensureDir(path)
     try {
       closeSync(openSync(lease, 'wx', 0o600))
-      live.add(lease)
       return lease
     } catch (err) {
       // ENOENT: another process removed the empty placeholder between our mkdir and the lease.
@@ -107,10 +106,8 @@ export function acquirePlaceholder(path: string): string {
   }
 }
 
-/** Drop a lease; remove the placeholder if no other lease holds it (rmdir is the atomic check). */
-export function releasePlaceholder(lease: string): void {
-  if (!live.delete(lease)) return
-  const dir = join(lease, '..')
+function dropLease(lease: string): void {
+  const dir = dirname(lease)
   try {
     unlinkSync(lease)
   } catch {
@@ -124,7 +121,60 @@ export function releasePlaceholder(lease: string): void {
   }
 }
 
-const live = new Set<string>()
+/**
+ * This process holds one lease per placeholder, counted by the launches
+ * using it. When the count falls to zero the lease is kept a moment (runs
+ * often follow each other: creating and removing directories costs more
+ * than the launch) and dropped after IDLE_MS, on releaseIdlePlaceholders()
+ * (sandbox.close()), or at exit.
+ */
+const IDLE_MS = 2000
+interface Held {
+  lease: string
+  refs: number
+  timer: NodeJS.Timeout | undefined
+}
+const held = new Map<string, Held>()
+
+/** True when this process holds the placeholder at `path` (no filesystem access). */
+export function holdsPlaceholder(path: string): boolean {
+  return held.has(path)
+}
+
+/** Create (or join) the placeholder at `path` for one launch. */
+export function acquirePlaceholder(path: string): string {
+  const h = held.get(path)
+  if (h) {
+    h.refs++
+    clearTimeout(h.timer)
+    h.timer = undefined
+  } else {
+    held.set(path, { lease: takeLease(path), refs: 1, timer: undefined })
+  }
+  return path
+}
+
+function drop(path: string): void {
+  const h = held.get(path)
+  if (!h || h.refs > 0) return
+  clearTimeout(h.timer)
+  held.delete(path)
+  dropLease(h.lease)
+}
+
+/** One launch no longer needs the placeholder at `path`. */
+export function releasePlaceholder(path: string): void {
+  const h = held.get(path)
+  if (!h || h.refs === 0) return
+  if (--h.refs === 0) h.timer = setTimeout(() => drop(path), IDLE_MS).unref()
+}
+
+/** Drop every placeholder no running launch uses (sandbox.close(), process exit). */
+export function releaseIdlePlaceholders(): void {
+  for (const path of [...held.keys()]) drop(path)
+}
+
 process.on('exit', () => {
-  for (const lease of [...live]) releasePlaceholder(lease)
+  for (const h of held.values()) h.refs = 0
+  releaseIdlePlaceholders()
 })

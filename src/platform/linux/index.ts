@@ -25,6 +25,8 @@ import { buildNamespacePlan, type NamespacePlan } from './bwrap-mode.js'
 import { acquirePlaceholder, releasePlaceholder } from './bwrap-placeholders.js'
 import { probeNamespaces, type NamespaceSupport } from './bwrap-probe.js'
 
+export { releaseIdlePlaceholders } from './bwrap-placeholders.js'
+
 export interface LinuxContext extends Omit<PlanContext, 'probe'> {
   /** Absolute path of bwrap to use instead of /usr/bin/bwrap, /usr/local/bin/bwrap. */
   bwrap?: string | undefined

@@ -8,40 +8,61 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../src/errors.js'
-import { acquirePlaceholder, isPlaceholder, releasePlaceholder } from '../../../src/platform/linux/bwrap-placeholders.js'
+import { acquirePlaceholder, holdsPlaceholder, isPlaceholder, releaseIdlePlaceholders, releasePlaceholder } from '../../../src/platform/linux/bwrap-placeholders.js'
 
 let w: string
 beforeEach(() => {
   w = mkdtempSync(join(tmpdir(), 'cordon-test-ph-'))
 })
-afterEach(() => rmSync(w, { recursive: true, force: true }))
+afterEach(() => {
+  releaseIdlePlaceholders()
+  rmSync(w, { recursive: true, force: true })
+})
+
+/** The pid-namespace id in this process's lease names. */
+const pidns = (dir: string) => /^\.cordon-lease-(\d+)-/.exec(readdirSync(dir)[0]!)![1]
 
 describe('placeholders', () => {
-  it('are created on demand and removed when the last lease goes', () => {
+  it('are created on demand, shared by launches, and removed once idle', () => {
     const p = join(w, '.bashrc')
-    const a = acquirePlaceholder(p)
-    const b = acquirePlaceholder(p)
+    acquirePlaceholder(p)
+    acquirePlaceholder(p)
     expect(isPlaceholder(p)).toBe(true)
-    releasePlaceholder(a)
-    expect(existsSync(p)).toBe(true) // b still holds it
-    releasePlaceholder(b)
+    expect(holdsPlaceholder(p)).toBe(true)
+    releasePlaceholder(p)
+    releaseIdlePlaceholders()
+    expect(existsSync(p)).toBe(true) // one launch still uses it
+    releasePlaceholder(p)
+    releaseIdlePlaceholders()
     expect(existsSync(p)).toBe(false)
+    expect(holdsPlaceholder(p)).toBe(false)
+  })
+
+  it("another live process's lease keeps the placeholder (rmdir is the atomic check)", () => {
+    const p = join(w, '.profile')
+    acquirePlaceholder(p)
+    const other = `.cordon-lease-${pidns(p)}-${process.ppid}-abcdef`
+    writeFileSync(join(p, other), '')
+    releasePlaceholder(p)
+    releaseIdlePlaceholders()
+    expect(readdirSync(p)).toEqual([other])
   })
 
   it('sweeps the leases of dead processes (same pid namespace)', () => {
     const p = join(w, '.codex')
-    const mine = acquirePlaceholder(p)
-    const ns = /-(\d+)-\d+-[0-9a-f]+$/.exec(mine)![1]
-    writeFileSync(join(p, `.cordon-lease-${ns}-2147483646-abcdef`), '') // no such pid
-    releasePlaceholder(mine)
+    acquirePlaceholder(p)
+    writeFileSync(join(p, `.cordon-lease-${pidns(p)}-2147483646-abcdef`), '') // no such pid
+    releasePlaceholder(p)
+    releaseIdlePlaceholders()
     expect(existsSync(p)).toBe(false)
   })
 
   it('keeps leases from another pid namespace (their owners cannot be checked from here)', () => {
     const p = join(w, '.cordon')
-    const mine = acquirePlaceholder(p)
+    acquirePlaceholder(p)
     writeFileSync(join(p, '.cordon-lease-1-2147483646-abcdef'), '')
-    releasePlaceholder(mine)
+    releasePlaceholder(p)
+    releaseIdlePlaceholders()
     expect(readdirSync(p)).toEqual(['.cordon-lease-1-2147483646-abcdef'])
   })
 

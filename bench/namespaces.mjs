@@ -1,0 +1,59 @@
+// Namespace mode against plain bubblewrap, measured in the same run:
+// median per-spawn wall time of `bwrap --ro-bind / / /bin/true` and of
+// cordon's namespace-mode `/bin/true` (default profile, a fresh workspace).
+// Target: cordon ≤ plain bwrap + 1 ms. Also measured, to show where the
+// difference goes: bwrap with cordon's own namespaces and mounts running
+// /bin/true directly (no launcher). Returns null (with the reason on
+// stderr) when namespace mode is unavailable here.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createSandbox } from '../dist/index.js'
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+function run(file, args) {
+  return new Promise((resolve) => spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: {} }).on('close', resolve))
+}
+
+async function time(fn) {
+  const t = performance.now()
+  await fn()
+  return performance.now() - t
+}
+
+export async function benchNamespaces({ rounds = 50 } = {}) {
+  const bwrap = ['/usr/bin/bwrap', '/usr/local/bin/bwrap'].find((p) => existsSync(p))
+  if (!bwrap) {
+    console.error('bench: namespace mode skipped: bubblewrap is not installed')
+    return null
+  }
+  const cwd = mkdtempSync(join(tmpdir(), 'cordon-bench-ns-'))
+  const sb = createSandbox({ cwd, mode: 'namespaces', compat: 'best-effort' })
+  try {
+    const probe = await sb.run(['/bin/true']).catch((e) => e)
+    if (probe instanceof Error || probe.enforcement.mode !== 'namespaces') {
+      console.error(`bench: namespace mode skipped: ${probe instanceof Error ? probe.message : probe.enforcement.modeReason}`)
+      return null
+    }
+    // cordon's bwrap arguments up to the launcher (an internal method; the bench reads dist/).
+    const { prepared } = sb.prepare()
+    const mountsOnly = [...prepared.args.slice(0, prepared.args.indexOf('--')), '--', '/bin/true']
+    const contenders = {
+      bwrap: () => run(bwrap, ['--ro-bind', '/', '/', '/bin/true']),
+      mounts: () => run(bwrap, mountsOnly),
+      cordon: () => sb.run(['/bin/true']),
+    }
+    const samples = { bwrap: [], mounts: [], cordon: [] }
+    for (const fn of Object.values(contenders)) for (let i = 0; i < 5; i++) await fn() // warm-up
+    // Interleaved round by round, so a load spike hits both.
+    for (let i = 0; i < rounds; i++) for (const [k, fn] of Object.entries(contenders)) samples[k].push(await time(fn))
+    return { bwrapMs: median(samples.bwrap), sameMountsMs: median(samples.mounts), cordonMs: median(samples.cordon), rounds }
+  } finally {
+    sb.close()
+    rmSync(cwd, { recursive: true, force: true })
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.log(await benchNamespaces({ rounds: Number(process.env.BENCH_N ?? 50) }))
