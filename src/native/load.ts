@@ -4,8 +4,9 @@
  * launcher executable that ships beside it. Loaded lazily, once.
  */
 import { createRequire } from 'node:module'
-import { accessSync, constants } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { accessSync, chmodSync, constants, copyFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LoadError } from '../errors.js'
 import type { NativeBinding } from './binding.js'
@@ -55,4 +56,29 @@ export function loadNative(): { binding: NativeBinding; addonPath: string; launc
   }
   cached = { binding, addonPath: path, launcherPath: launcherBeside(path) }
   return cached
+}
+
+let privateLauncher: string | undefined
+
+/**
+ * The launcher to execute for a sandbox with these write roots. When the
+ * shipped launcher lies inside a write root (cordon installed in the
+ * workspace's node_modules, the usual case for an agent working on a
+ * project), sandboxed code could replace it and the *next* launch would run
+ * the replacement before any confinement. Then a private copy, made once
+ * per process in a fresh 0700 directory outside the workspace, is used.
+ */
+export function launcherFor(writeRoots: readonly string[]): string {
+  const shipped = loadNative().launcherPath
+  const inside = (root: string) => root === '/' || shipped.startsWith(root.endsWith(sep) ? root : root + sep)
+  if (!writeRoots.some(inside)) return shipped
+  if (!privateLauncher) {
+    const dir = mkdtempSync(join(tmpdir(), 'cordon-launcher-'))
+    const copy = join(dir, basename(shipped))
+    copyFileSync(shipped, copy)
+    chmodSync(copy, 0o500)
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+    privateLauncher = copy
+  }
+  return privateLauncher
 }

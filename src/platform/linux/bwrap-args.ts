@@ -16,6 +16,8 @@
  *   environment travels in the plan on fd 3, never in argv where `ps` shows it.
  * - fds 3 (plan) and 4 (status) pass through: bwrap leaves inherited
  *   descriptors open, and the launcher closes everything else itself.
+ * - the launcher is bound read-only at its own path after every mount, so a
+ *   private /tmp or a mask over its directory does not hide it.
  * - denied files are covered by /dev/null bound *without* device access
  *   (bwrap binds nodev), so open() fails with EACCES, as under Landlock.
  */
@@ -56,6 +58,9 @@ export function bwrapArgs(input: BwrapArgsInput): string[] {
     '--dev', '/dev',
     '--proc', '/proc',
     ...input.ops.flatMap(opArgs),
+    // The launcher must be reachable whatever the mounts above hide (it may
+    // live under a private /tmp or a masked tree): bind it, read-only, last.
+    '--ro-bind', input.launcher, input.launcher,
     '--',
     input.launcher,
     '--plan-fd', String(PLAN_FD),

@@ -11,7 +11,7 @@
  * for read roots narrower than `/` (the view is always `--ro-bind / /`; the
  * launcher and the command's interpreters must be reachable).
  */
-import { loadNative } from '../../native/load.js'
+import { launcherFor } from '../../native/load.js'
 import type { ResolvedPolicy } from '../../policy/resolve.js'
 import { isWithin } from '../../policy/paths.js'
 import type { Enforcement, MissingProtection } from '../../sandbox/enforcement.js'
@@ -88,7 +88,7 @@ export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReaso
   const prot = expandProtected(policy.protectedPaths, policy.writeRoots)
   const mounts = planMounts({ writeRoots: policy.writeRoots, protectedPaths: prot.paths, denyRead: policy.denyRead })
   const rules = probe.landlockAbi !== null ? namespaceLandlockRules(policy, mounts.privateDirs) : null
-  const args = bwrapArgs({ features: bwrap.features, networkOff: policy.network === 'off', ops: mounts.ops, launcher: loadNative().launcherPath })
+  const args = bwrapArgs({ features: bwrap.features, networkOff: policy.network === 'off', ops: mounts.ops, launcher: launcherFor(policy.writeRoots) })
   return {
     prepared: { file: bwrap.path, args, template: launcherTemplate(ctx, rules), enforcement: enforcementFor(ctx, bwrap, mounts, prot.paths, prot.notes, modeReason) },
     placeholders: mounts.placeholders,

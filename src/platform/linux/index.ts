@@ -12,7 +12,7 @@
  */
 import { PolicyError } from '../../errors.js'
 import type { ResolvedPolicy } from '../../policy/resolve.js'
-import { loadNative } from '../../native/load.js'
+import { launcherFor } from '../../native/load.js'
 import type { SandboxMode } from '../../policy/schema.js'
 import type { Enforcement } from '../../sandbox/enforcement.js'
 import { statusOf } from '../../sandbox/enforcement.js'
@@ -75,7 +75,7 @@ function materialize(plan: NamespacePlan): Prepared {
 function launcherPrepared(ctx: PlanContext, modeReason: string): Prepared {
   const { template, enforcement } = buildLandlockPlan(ctx)
   enforcement.modeReason = modeReason
-  return { file: loadNative().launcherPath, args: ['--plan-fd', String(PLAN_FD), '--status-fd', String(STATUS_FD)], template, enforcement }
+  return { file: launcherFor(ctx.policy.writeRoots), args: ['--plan-fd', String(PLAN_FD), '--status-fd', String(STATUS_FD)], template, enforcement }
 }
 
 /** Landlock instead of namespaces: say why, what is lost, and how to get namespaces. */
@@ -117,7 +117,7 @@ function unsandboxed(policy: ResolvedPolicy): Prepared {
     throw new PolicyError('an unsandboxed profile cannot deny reads (set filesystem.denySecrets: false and denyRead: [] to run without a sandbox)', { where: 'profile.unsandboxed' })
   }
   return {
-    file: loadNative().launcherPath,
+    file: launcherFor(policy.writeRoots),
     args: ['--plan-fd', String(PLAN_FD), '--status-fd', String(STATUS_FD)],
     template: { v: 1, cwd: policy.cwd, rlimits: [], landlock: null, seccomp: null },
     enforcement: {
