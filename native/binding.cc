@@ -49,19 +49,19 @@ Napi::Value NullableInt(Napi::Env env, int v) {
 
 Napi::Value Probe(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 0) {
-    Napi::TypeError::New(env, "probe() takes no arguments").ThrowAsJavaScriptException();
+  if (info.Length() > 1 || (info.Length() == 1 && !info[0].IsBoolean())) {
+    Napi::TypeError::New(env, "probe(withUserns?: boolean)").ThrowAsJavaScriptException();
     return env.Undefined();
   }
   cordon_probe p;
-  cordon_probe_run(&p);
+  cordon_probe_run(&p, info.Length() == 1 && info[0].As<Napi::Boolean>().Value());
   Napi::Object o = Napi::Object::New(env);
   o.Set("landlockAbi", NullableInt(env, p.landlock_abi));
   o.Set("landlockErrno", Napi::Number::New(env, p.landlock_errno));
   o.Set("landlockErrata", NullableInt(env, p.landlock_errata));
   o.Set("seccomp", Napi::Boolean::New(env, p.seccomp != 0));
   o.Set("seccompErrno", Napi::Number::New(env, p.seccomp_errno));
-  o.Set("userns", Napi::Boolean::New(env, p.userns != 0));
+  o.Set("userns", p.userns < 0 ? env.Null() : Napi::Value(Napi::Boolean::New(env, p.userns != 0)));
   o.Set("usernsErrno", Napi::Number::New(env, p.userns_errno));
   o.Set("usernsStep", p.userns_step ? Napi::Value(Napi::String::New(env, p.userns_step)) : env.Null());
   o.Set("maxUserNamespaces", NullableInt(env, p.max_user_namespaces));

@@ -9,7 +9,7 @@ import type { NativeProbe } from './native/binding.js'
 import { loadNative } from './native/load.js'
 import { APPARMOR_FIX, CONTAINER_FIX, MAX_USERNS_FIX, USERNS_CLONE_FIX, type NamespaceCause } from './platform/linux/bwrap-diagnose.js'
 import { probeNamespaces, type NamespaceSupport } from './platform/linux/bwrap-probe.js'
-import { probeHost } from './platform/linux/probe.js'
+import { probeHost, probeHostWithUserns } from './platform/linux/probe.js'
 
 export interface DoctorCheck {
   mechanism: string
@@ -73,7 +73,7 @@ export function doctor(): DoctorReport {
     }
   }
   const native = loadNative()
-  const p = probeHost()
+  const p = probeHostWithUserns()
   const ns = probeNamespaces()
   const checks: DoctorCheck[] = [
     { mechanism: 'native addon', ok: true, detail: native.addonPath },

@@ -32,7 +32,7 @@ struct cordon_probe {
   int landlock_errata;  /* errata bitmask (ABI >= 7 kernels), -1 when unknown */
   int seccomp;          /* 1 when seccomp filters can be installed */
   int seccomp_errno;
-  int userns;           /* 1 when an unprivileged user+mount namespace works */
+  int userns;           /* 1 when an unprivileged user+mount namespace works, -1 not tested */
   int userns_errno;
   const char *userns_step; /* "unshare" or "mount" when userns == 0 */
   int max_user_namespaces;            /* -1 unknown */
@@ -42,7 +42,8 @@ struct cordon_probe {
   char kernel[128];     /* uname release */
   char machine[65];
 };
-void cordon_probe_run(struct cordon_probe *p);
+/* with_userns: also fork a child to try a user+mount namespace (costs a fork). */
+void cordon_probe_run(struct cordon_probe *p, int with_userns);
 
 /* ---------- hardening of the calling process ---------- */
 struct cordon_hardening {

@@ -67,12 +67,13 @@ static void probe_userns(struct cordon_probe *p) {
   p->userns_step = code == 0 ? NULL : (code & 0x80) ? "mount" : "unshare";
 }
 
-void cordon_probe_run(struct cordon_probe *p) {
+void cordon_probe_run(struct cordon_probe *p, int with_userns) {
   struct utsname u;
   memset(p, 0, sizeof *p);
   probe_landlock(p);
   probe_seccomp(p);
-  probe_userns(p);
+  p->userns = -1;
+  if (with_userns) probe_userns(p);
   p->max_user_namespaces = read_int("/proc/sys/user/max_user_namespaces");
   p->unprivileged_userns_clone = read_int("/proc/sys/kernel/unprivileged_userns_clone");
   p->apparmor_restrict_userns = read_int("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");

@@ -5,7 +5,8 @@ export interface NativeProbe {
   landlockErrata: number | null
   seccomp: boolean
   seccompErrno: number
-  userns: boolean
+  /** null unless probe(true) was asked to try a user namespace (it forks). */
+  userns: boolean | null
   usernsErrno: number
   usernsStep: 'fork' | 'unshare' | 'mount' | null
   maxUserNamespaces: number | null
@@ -32,7 +33,7 @@ export interface NativeSeccompRule {
 export interface NativeBinding {
   /** Compile seccomp rules to a BPF program (struct sock_filter[]) with libseccomp. */
   compileSeccomp(rules: NativeSeccompRule[]): Buffer
-  probe(): NativeProbe
+  probe(withUserns?: boolean): NativeProbe
   hardenSelf(): NativeHardening
   abiVersion: number
 }

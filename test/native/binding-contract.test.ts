@@ -17,7 +17,7 @@ const FIELDS = {
   landlockErrata: 'number|null',
   seccomp: 'boolean',
   seccompErrno: 'number',
-  userns: 'boolean',
+  userns: 'boolean|null',
   usernsErrno: 'number',
   usernsStep: 'string|null',
   maxUserNamespaces: 'number|null',
@@ -31,7 +31,7 @@ const FIELDS = {
 const typeOf = (v: unknown) => (v === null ? 'null' : typeof v)
 
 describe('probe()', () => {
-  const p = binding.probe() as unknown as Record<string, unknown>
+  const p = binding.probe(true) as unknown as Record<string, unknown>
 
   it('returns exactly the documented fields, each with its type', () => {
     expect(Object.keys(p).sort()).toEqual(Object.keys(FIELDS).sort())
@@ -46,7 +46,14 @@ describe('probe()', () => {
     else expect(p.seccompErrno).toBeGreaterThan(0)
   })
 
+  it('without an argument it does not fork to test user namespaces (userns: null)', () => {
+    const cheap = binding.probe() as unknown as Record<string, unknown>
+    expect([cheap.userns, cheap.usernsStep, cheap.usernsErrno]).toEqual([null, null, 0])
+    expect({ ...cheap, userns: p.userns, usernsStep: p.usernsStep, usernsErrno: p.usernsErrno }).toEqual(p)
+  })
+
   it('usernsStep names the failing step only when user namespaces do not work', () => {
+    expect(typeof p.userns).toBe('boolean')
     if (p.userns) expect([p.usernsStep, p.usernsErrno]).toEqual([null, 0])
     else expect(['fork', 'unshare', 'mount']).toContain(p.usernsStep)
   })
@@ -57,7 +64,7 @@ describe('probe()', () => {
   })
 
   it('is stable across calls and does not change the calling process', () => {
-    const again = binding.probe() as unknown as Record<string, unknown>
+    const again = binding.probe(true) as unknown as Record<string, unknown>
     expect(again).toEqual(p)
     expect(again.noNewPrivs).toBe(false) // vitest workers never run with no_new_privs
   })
@@ -65,6 +72,7 @@ describe('probe()', () => {
   it('rejects arguments with a TypeError', () => {
     const probe = binding.probe as unknown as (...a: unknown[]) => unknown
     expect(() => probe(1)).toThrow(TypeError)
+    expect(() => probe(true, true)).toThrow(TypeError)
   })
 })
 

@@ -3,10 +3,18 @@ import { loadNative } from '../../native/load.js'
 import type { NativeProbe } from '../../native/binding.js'
 
 let cached: NativeProbe | undefined
+let withUserns: NativeProbe | undefined
 
+/** Landlock, seccomp, sysctls: cheap, no fork. */
 export function probeHost(): NativeProbe {
-  cached ??= loadNative().binding.probe()
+  cached ??= withUserns ?? loadNative().binding.probe(false)
   return cached
+}
+
+/** Also tries an unprivileged user + mount namespace in a forked child (doctor). */
+export function probeHostWithUserns(): NativeProbe {
+  withUserns ??= loadNative().binding.probe(true)
+  return withUserns
 }
 
 /** Rights and features by Landlock ABI (landlock(7), "Previous limitations"). */
