@@ -2,16 +2,15 @@
  * vitest globalSetup for the confinement tests:
  *  - as root, create the unprivileged `cordon-probe` system user if missing;
  *  - rebuild dist/ when src/ is newer (the escape driver imports dist/);
- *  - compile the C escape probes into a temp dir every identity can read,
- *    and hand its path to the tests (`inject('cordonProbeDir')`).
+ *  - compile the C escape probes into a temp dir under test/.tmp that every
+ *    identity can read (and namespace mode can see), and hand its path to the tests (`inject('cordonProbeDir')`).
  */
 import { execFile, spawnSync } from 'node:child_process'
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { TestProject } from 'vitest/node'
-import { distIndex, PROBE_USER, probeSources, repoRoot } from './paths.js'
+import { distIndex, makeTestTmpDir, PROBE_USER, probeSources, repoRoot } from './paths.js'
 
 const run = promisify(execFile)
 
@@ -52,8 +51,7 @@ async function ensureDist(): Promise<void> {
 }
 
 async function compileProbes(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'cordon-probes-'))
-  chmodSync(dir, 0o755) // readable and executable by the unprivileged identity
+  const dir = makeTestTmpDir('probes-') // readable by the unprivileged identity, visible in both modes
   const sources = readdirSync(probeSources).filter((f) => f.endsWith('.c'))
   await Promise.all(
     sources.map((src) =>

@@ -1,15 +1,15 @@
 /**
- * A temp tree per test group, owned by the identity that uses it:
+ * A temp tree per test group (under test/.tmp), owned by the identity that uses it:
  *
  *   base/home/.ssh/id_rsa      built-in secret (HOME points at base/home)
  *   base/home/secret/key.txt   an explicit denyRead path
  *   base/work/                 the sandbox cwd, a write root
  *   base/outside/              readable, never writable from the sandbox
  */
-import { chownSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chownSync, lchownSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { Identity } from './identity.js'
+import { makeTestTmpDir } from './paths.js'
 
 export const SECRET_TEXT = 'DENIED-SECRET-4f1c'
 export const SSH_TEXT = 'SSH-PRIVATE-KEY-9b2e'
@@ -37,7 +37,7 @@ function chownTree(p: string, uid: number, gid: number): void {
 }
 
 export function makeTree(identity: Identity, label: string): Tree {
-  const base = mkdtempSync(join(tmpdir(), `cordon-escape-${label}-`))
+  const base = makeTestTmpDir(`escape-${label}-`)
   const own = process.getuid?.() === 0 && identity.uid !== 0
   const chown = (p: string) => own && chownTree(p, identity.uid, identity.gid)
   // Chown only what was just created: a file the test made root-owned on

@@ -5,15 +5,15 @@
  * 'on' the same TCP connect succeeds.
  */
 import { createSocket, type Socket } from 'node:dgram'
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, rmSync } from 'node:fs'
 import { createServer, type AddressInfo, type Server } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { Escape } from '../../helpers/escape.js'
 import { identities } from '../../helpers/identity.js'
 import { sandboxModes } from '../../helpers/modes.js'
+import { makeTestTmpDir } from '../../helpers/paths.js'
 
 const servers: Server[] = []
 let udp: Socket
@@ -35,8 +35,7 @@ function listen(target: { host: string; port: number } | string): Promise<Server
 beforeAll(async () => {
   ports.v4 = ((await listen({ host: '127.0.0.1', port: 0 })).address() as AddressInfo).port
   ports.v6 = ((await listen({ host: '::1', port: 0 })).address() as AddressInfo).port
-  socketDir = mkdtempSync(join(tmpdir(), 'cordon-escape-sock-'))
-  chmodSync(socketDir, 0o755)
+  socketDir = makeTestTmpDir('sock-')
   socketPath = join(socketDir, 'daemon.sock')
   await listen(socketPath)
   chmodSync(socketPath, 0o777) // any identity may connect when nothing confines it
