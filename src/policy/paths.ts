@@ -39,7 +39,10 @@ function lstatOrNull(p: string): ReturnType<typeof lstatSync> | null {
   try {
     return lstatSync(p)
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return null
+    // EACCES: the caller cannot search a directory on the way (a 0700 HOME of
+    // another user). The sandbox cannot reach below it either; keep the tail.
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') return null
     throw err
   }
 }

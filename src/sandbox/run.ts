@@ -4,6 +4,7 @@
  * leader), and shape the result.
  */
 import type { Readable, Writable } from 'node:stream'
+import { AbortError } from '../errors.js'
 import { launch, setupErrorFrom, type LaunchStatus } from '../platform/linux/launch.js'
 import type { Prepared } from '../platform/backend.js'
 import type { ResolvedPolicy } from '../policy/resolve.js'
@@ -62,6 +63,8 @@ function envList(policy: ResolvedPolicy, extra: Record<string, string> | undefin
 export function startRun(sandbox: Preparer, command: readonly string[], rawOptions: RunOptions | undefined, compat: Compat): SandboxProcess {
   const argv = parseArgv(command)
   const opts = parseRunOptions(rawOptions)
+  // Already aborted: nothing is spawned (an abort is not a setup failure).
+  if (opts.signal?.aborted) throw new AbortError('aborted before the command started', opts.signal.reason)
   const { prepared, policy } = sandbox.prepare()
   const plan = { ...prepared.template, argv, env: envList(policy, opts.env), compat }
   const started = performance.now()
@@ -80,8 +83,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   const kill = (signal: NodeJS.Signals = 'SIGTERM') => killGroup(child.pid, signal)
   const timer = opts.timeout ? setTimeout(() => ((timedOut = true), kill('SIGKILL')), opts.timeout) : undefined
   const onAbort = () => ((aborted = true), kill('SIGKILL'))
-  if (opts.signal?.aborted) onAbort()
-  else opts.signal?.addEventListener('abort', onAbort, { once: true })
+  opts.signal?.addEventListener('abort', onAbort, { once: true })
   const enforcement = status.then((st) => {
     if (!st?.ok) throw setupErrorFrom(st, undefined, '')
     return applied(prepared.enforcement, st)

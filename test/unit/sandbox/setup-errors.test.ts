@@ -27,12 +27,10 @@ describe.skipIf(caller.skip !== undefined)(`unprivileged caller${caller.skip ? `
     expect(reply.error!.message).toContain(cwd)
   })
 
-  // BUG (src/policy/paths.ts, lstatOrNull in canonicalize): only ENOENT/ENOTDIR
-  // are tolerated, so a deny-read or protected path below a directory the
-  // caller cannot search (HOME=/root for a service user, a 0700 dir of
-  // another user) makes createSandbox throw a raw Node EACCES error instead
-  // of keeping the tail as written (the sandbox cannot reach it either).
-  it.fails('a HOME the caller cannot search does not break createSandbox [bug: raw EACCES from lstat]', async () => {
+  // A deny-read or protected path below a directory the caller cannot search
+  // (HOME=/root for a service user, a 0700 dir of another user) keeps its
+  // tail as written: the sandbox cannot reach it either.
+  it('a HOME the caller cannot search does not break createSandbox', async () => {
     const home = tree.dir('locked-home')
     chmodSync(home, 0o000)
     const reply = await runDriver(
