@@ -75,6 +75,24 @@ describe('AbortSignal', () => {
     expect(outcome).toEqual({ code: 'E_ABORTED' })
     expect(Date.now() - started).toBeLessThan(5_000)
   })
+
+  // BUG (src/sandbox/run.ts, the result block: `if (!st?.ok) throw setupErrorFrom(…)`
+  // runs before looking at `aborted`/`timedOut`): an abort (or a timeout) that
+  // lands while the launcher is still setting up kills it before its status
+  // record, and the run rejects with SetupError(step 'launch', EUNKNOWN).
+  // Expected: { aborted: true } (or timedOut: true), or an AbortError.
+  it.fails('aborting while the launcher is still setting up is an abort, not a SetupError [bug]', async () => {
+    const sb = createSandbox(options)
+    const controller = new AbortController()
+    const run = sb.spawn('sleep', ['30'], { signal: controller.signal })
+    controller.abort() // the launcher has not reported yet
+    const outcome = await run.then(
+      (r) => ({ aborted: r.aborted }),
+      (e: CordonError) => ({ code: e.code }),
+    )
+    sb.close()
+    expect([{ aborted: true }, { code: 'E_ABORTED' }]).toContainEqual(outcome)
+  })
 })
 
 describe('concurrency', () => {
