@@ -32,9 +32,14 @@ static int add_rule(scmp_filter_ctx ctx, const struct cordon_sc_rule *r, struct 
   struct scmp_arg_cmp cmp[3];
   int nr = seccomp_syscall_resolve_name(r->syscall);
   uint32_t action = r->kill ? SCMP_ACT_KILL_PROCESS : SCMP_ACT_ERRNO((uint32_t)r->err);
-  /* A syscall this arch does not have cannot be called through the native
-   * ABI either (other ABIs are killed below): nothing to filter. */
-  if (nr == __NR_SCMP_ERROR) return 0;
+  /* A name this libseccomp does not know is a rules-file error, not a rule
+   * to skip: skipping would leave that syscall open while the report says
+   * it is filtered (fail closed). */
+  if (nr == __NR_SCMP_ERROR) {
+    cordon_err_set(e, "seccomp", "seccomp_syscall_resolve_name", EINVAL);
+    snprintf(e->detail, sizeof e->detail, "%s", r->syscall);
+    return -1;
+  }
   for (unsigned i = 0; i < r->nargs; i++) {
     /* MASKED_EQ takes (mask, value); the other ops take (value). */
     cmp[i].arg = r->args[i].arg;

@@ -93,6 +93,9 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   }
   if (!probe.seccomp) missing.push(seccompUnavailable(probe))
   if (policy.network === 'off' && !probe.seccomp && (abi === null || abi < 4)) missing.push({ protection: 'network', explicit: true, reason: 'neither seccomp nor Landlock ABI 4 can block sockets' })
+  if (abi !== null && !policy.writeRoots.includes('/')) {
+    missing.push({ protection: 'file-metadata', explicit: false, reason: 'Landlock (ABI ≤ 7) has no right for chmod/utimes: files the caller owns outside the write roots can still have their mode bits (setuid/setgid excepted: seccomp refuses those) and timestamps changed', fix: 'namespace mode (read-only mounts deny them)' })
+  }
   if (policy.protectedPaths.length > 0) missing.push({ protection: 'protected-paths', explicit: explicit.has('protected-paths'), reason: 'protected paths inside write roots need namespace mode (read-only bind mounts); Landlock cannot take rights back below a write root without breaking it', fix: 'install bubblewrap and allow unprivileged user namespaces' })
   return missing
 }

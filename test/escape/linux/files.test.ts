@@ -118,18 +118,23 @@ describe.each(identities())('files — caller: $name', (identity) => {
         await e.denial(files('write-symlink', join(e.tree.work, `out-${unique()}`), target), WRITE_DENIED)
       })
 
-      // BUG (src/platform/linux/plan.ts, Landlock mode): Landlock (ABI <= 7) has no
-      // right for metadata changes, so chmod (setuid bit included) and utimes of
-      // files outside the write roots succeed, and the enforcement report does
-      // not list it in `missing`. Remove `.fails` once fixed (see the report).
-      // Namespace mode (read-only binds) already denies both.
-      const itLandlockBug = mode === 'landlock' ? it.fails : it
-      itLandlockBug(`chmod a file (setuid bit)${byMode(' [bug: Landlock mode does not confine chmod]', '')}`, async () => {
-        await e.denial(files('chmod', e.tree.file(`outside/c-${unique()}`), '4755'), WRITE_DENIED)
+      it('chmod adding the setuid bit is refused by seccomp, even on files the caller owns', async () => {
+        await e.denial(files('chmod', e.tree.file(`outside/c-${unique()}`), '4755'), 'EPERM')
       })
 
-      itLandlockBug(`utimes a file${byMode(' [bug: Landlock mode does not confine utimes]', '')}`, async () => {
-        await e.denial(files('utimes', e.tree.file(`outside/m-${unique()}`)), WRITE_DENIED)
+      // Landlock (ABI <= 7) has no right for chmod/utimes: in Landlock mode the
+      // report must say so (missing 'file-metadata'); namespace mode denies both.
+      it(`plain chmod and utimes outside the write roots: ${byMode('reported as not enforced', 'denied')}`, async () => {
+        const chmod = await e.confined(files('chmod', e.tree.file(`outside/p-${unique()}`), '600'))
+        const utimes = await e.confined(files('utimes', e.tree.file(`outside/m-${unique()}`)))
+        if (mode === 'landlock') {
+          expect(chmod.result!.enforcement!.missing.map((m) => m.protection)).toContain('file-metadata')
+          expect(chmod.result!.enforcement!.status).toBe('partial')
+        } else {
+          expect(WRITE_DENIED).toContain(outcomeOf(chmod))
+          expect(WRITE_DENIED).toContain(outcomeOf(utimes))
+          expect(chmod.result!.enforcement!.missing.map((m) => m.protection)).not.toContain('file-metadata')
+        }
       })
     })
 
