@@ -84,7 +84,11 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   const timer = opts.timeout ? setTimeout(() => ((timedOut = true), kill('SIGKILL')), opts.timeout) : undefined
   const onAbort = () => ((aborted = true), kill('SIGKILL'))
   opts.signal?.addEventListener('abort', onAbort, { once: true })
+  // A kill of ours (timeout, abort) that lands before the launcher reports is
+  // that kill, not a setup failure; a launcher error record always is one.
+  const stoppedByUs = (st: LaunchStatus | undefined) => st === undefined && (timedOut || aborted)
   const enforcement = status.then((st) => {
+    if (stoppedByUs(st)) throw new AbortError(timedOut ? 'timed out before the command started' : 'aborted before the command started')
     if (!st?.ok) throw setupErrorFrom(st, undefined, '')
     return applied(prepared.enforcement, st)
   })
@@ -93,7 +97,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
     const [r, st] = await Promise.all([exit, status])
     if (timer) clearTimeout(timer)
     opts.signal?.removeEventListener('abort', onAbort)
-    if (!st?.ok) throw setupErrorFrom(st, r.exitCode, r.stderr)
+    if (!st?.ok && !stoppedByUs(st)) throw setupErrorFrom(st, r.exitCode, r.stderr)
     return {
       command: argv,
       exitCode: r.exitCode,
@@ -103,7 +107,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
       timedOut,
       aborted,
       durationMs: performance.now() - started,
-      enforcement: applied(prepared.enforcement, st),
+      enforcement: st?.ok ? applied(prepared.enforcement, st) : { ...prepared.enforcement, notes: [...prepared.enforcement.notes, 'stopped before the launcher reported: nothing of the command ran'] },
     }
   })()
   return Object.assign(result, {

@@ -76,12 +76,9 @@ describe('AbortSignal', () => {
     expect(Date.now() - started).toBeLessThan(5_000)
   })
 
-  // BUG (src/sandbox/run.ts, the result block: `if (!st?.ok) throw setupErrorFrom(…)`
-  // runs before looking at `aborted`/`timedOut`): an abort (or a timeout) that
-  // lands while the launcher is still setting up kills it before its status
-  // record, and the run rejects with SetupError(step 'launch', EUNKNOWN).
-  // Expected: { aborted: true } (or timedOut: true), or an AbortError.
-  it.fails('aborting while the launcher is still setting up is an abort, not a SetupError [bug]', async () => {
+  // An abort that lands while the launcher is still setting up kills it before
+  // its status record: the result says aborted, never a SetupError.
+  it('aborting while the launcher is still setting up is an abort, not a SetupError', async () => {
     const sb = createSandbox(options)
     const controller = new AbortController()
     const run = sb.spawn('sleep', ['30'], { signal: controller.signal })
@@ -91,7 +88,17 @@ describe('AbortSignal', () => {
       (e: CordonError) => ({ code: e.code }),
     )
     sb.close()
-    expect([{ aborted: true }, { code: 'E_ABORTED' }]).toContainEqual(outcome)
+    expect(outcome).toEqual({ aborted: true })
+    await expect(run.enforcement).rejects.toMatchObject({ code: 'E_ABORTED' })
+  })
+
+  it('a timeout that fires during setup is a timeout, not a SetupError', async () => {
+    const sb = createSandbox(options)
+    const outcomes = await Promise.all(
+      Array.from({ length: 5 }, () => sb.run(['sleep', '30'], { timeout: 1 }).then((r) => ({ timedOut: r.timedOut }), (e: CordonError) => ({ code: e.code }))),
+    )
+    sb.close()
+    for (const o of outcomes) expect(o).toEqual({ timedOut: true })
   })
 })
 
