@@ -135,6 +135,7 @@ class OrchestratorImpl implements Orchestrator {
       rec.hookErrors,
     )
     rec.command = pre.command
+    if (signal.aborted) throw new AbortError('aborted while PreToolUse hooks ran', rec.snapshot('blocked'))
     if (pre.kind === 'blocked') {
       rec.approval = { decision: 'denied', source: 'hook', reason: pre.reason }
       return rec.finish('blocked', pre.reason)

@@ -8,11 +8,13 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { createOrchestrator, type ApprovalRequest } from '../../../../src/orchestrator/index.js'
-import { modes, tempDir } from './env.js'
+import { modes, removeTempDirs, tempDir } from './env.js'
 
 const SECRET = 'ORCH-DENIED-SECRET-7d1e'
+
+afterAll(removeTempDirs)
 
 function tree() {
   const ws = tempDir('esc-ws')

@@ -15,7 +15,7 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createOrchestrator, type ApprovalMode, type ApprovalRequest } from '../../../../src/orchestrator/index.js'
-import { modes, tempDir, type Mode } from './env.js'
+import { modes, removeTempDirs, tempDir, type Mode } from './env.js'
 import { BODY, fetchCommand, startServer } from './server.js'
 
 type Profile = 'read-only' | 'workspace-write' | 'full-access'
@@ -90,7 +90,10 @@ let server: Awaited<ReturnType<typeof startServer>>
 beforeAll(async () => {
   server = await startServer()
 })
-afterAll(() => server?.close())
+afterAll(async () => {
+  await server?.close()
+  removeTempDirs()
+})
 
 describe.each(modes())('sandbox mode %s', (sandboxMode: Mode) => {
   describe.each(PROFILES)('profile %s', (profile) => {
