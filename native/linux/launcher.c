@@ -5,7 +5,8 @@
  *
  * Reads the plan (JSON) from fd N until EOF, then applies, in this order:
  *   setsid → parent death signal → cwd → close fds → rlimits →
- *   capabilities → no_new_privs → Landlock → seccomp (last) → execve.
+ *   capabilities → no_new_privs → Landlock → seccomp (last) → fork: the
+ *   child execve()s the command, the launcher supervises it (supervise.c).
  * The order matters: capabilities are dropped before no_new_privs (so a
  * root caller cannot re-gain them), Landlock needs no_new_privs when
  * unprivileged, and seccomp goes last so the filter never blocks a setup
@@ -87,8 +88,7 @@ int main(int argc, char **argv) {
   memset(&err, 0, sizeof err);
   if (plan_fd < 3 || status_fd < 3 || fcntl(status_fd, F_SETFD, FD_CLOEXEC) < 0) return EXIT_SETUP;
   if (load_plan(plan_fd, &plan, &err) == 0 && run_steps(&plan, status_fd, &applied, &err) == 0) {
-    status_write_ok(status_fd, &applied);
-    step_exec(&plan, &err); /* returns only on failure */
+    step_supervise(&plan, status_fd, &applied, &err); /* returns only on failure */
   }
   status_write_err(status_fd, &err);
   return EXIT_SETUP;

@@ -78,11 +78,13 @@ int step_no_new_privs(struct applied *a, struct cordon_err *e);
 int step_landlock(const struct plan *p, struct applied *a, struct cordon_err *e);
 int step_seccomp(const struct plan *p, struct applied *a, struct cordon_err *e);
 int step_exec(const struct plan *p, struct cordon_err *e);
+int step_supervise(const struct plan *p, int status_fd, const struct applied *a, struct cordon_err *e);
 
 int landlock_abi_version(void);
 
 /* status.c: one JSON line on the close-on-exec status fd */
 void status_write_ok(int fd, const struct applied *a);
 void status_write_err(int fd, const struct cordon_err *e);
+void status_write_exit(int fd, int wait_status);
 
 #endif

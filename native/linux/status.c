@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "launcher.h"
 
@@ -49,4 +50,15 @@ void status_write_err(int fd, const struct cordon_err *e) {
   int n = snprintf(buf, sizeof buf, "{\"ok\":false,\"step\":\"%s\",\"syscall\":\"%s\",\"errno\":%d,\"detail\":\"%s\"}\n",
                    e->step ? e->step : "unknown", e->syscall ? e->syscall : "unknown", e->err, detail);
   if (n > 0) write_all(fd, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* The command's wait status, from the supervisor: {"exit":true,"code":N} or
+ * {"exit":true,"signal":N}. */
+void status_write_exit(int fd, int wait_status) {
+  char buf[96];
+  int n;
+  if (wait_status >= 0 && WIFSIGNALED(wait_status)) n = snprintf(buf, sizeof buf, "{\"exit\":true,\"signal\":%d}\n", WTERMSIG(wait_status));
+  else if (wait_status >= 0 && WIFEXITED(wait_status)) n = snprintf(buf, sizeof buf, "{\"exit\":true,\"code\":%d}\n", WEXITSTATUS(wait_status));
+  else n = snprintf(buf, sizeof buf, "{\"exit\":true,\"lost\":true}\n");
+  if (n > 0) write_all(fd, buf, (size_t)n);
 }

@@ -3,6 +3,7 @@
  * killing the whole process group (the launcher made the child a session
  * leader), and shape the result.
  */
+import { constants } from 'node:os'
 import type { Readable, Writable } from 'node:stream'
 import { AbortError } from '../errors.js'
 import { launch, setupErrorFrom, type LaunchStatus } from '../platform/linux/launch.js'
@@ -56,6 +57,9 @@ function applied(expected: Enforcement, st: LaunchStatus): Enforcement {
   }
 }
 
+const signalNames = new Map(Object.entries(constants.signals).map(([k, v]) => [v, k]))
+const signalName = (n: number): string => signalNames.get(n) ?? `SIG${n}`
+
 function envList(policy: ResolvedPolicy, extra: Record<string, string> | undefined): string[] {
   return Object.entries({ ...policy.env, ...extra }).map(([k, v]) => `${k}=${v}`)
 }
@@ -68,7 +72,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   const { prepared, policy } = sandbox.prepare()
   const plan = { ...prepared.template, argv, env: envList(policy, opts.env), compat }
   const started = performance.now()
-  const { child, status, exit } = launch({
+  const { child, started: status, final, exit } = launch({
     file: prepared.file,
     args: prepared.args,
     plan,
@@ -94,14 +98,16 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   })
   enforcement.catch(() => {}) // observed through the result as well
   const result = (async (): Promise<SandboxResult> => {
-    const [r, st] = await Promise.all([exit, status])
+    const [r, { setup: st, exit: cmd }] = await Promise.all([exit, final])
     if (timer) clearTimeout(timer)
     opts.signal?.removeEventListener('abort', onAbort)
     if (!st?.ok && !stoppedByUs(st)) throw setupErrorFrom(st, r.exitCode, r.stderr)
     return {
       command: argv,
-      exitCode: r.exitCode,
-      signal: r.signal,
+      // The supervisor's record is the command's own wait status (bwrap, in
+      // namespace mode, could only pass on 128+N).
+      exitCode: cmd ? (cmd.code ?? null) : r.exitCode,
+      signal: cmd ? (cmd.signal !== undefined ? signalName(cmd.signal) : null) : r.signal,
       stdout: r.stdout,
       stderr: r.stderr,
       timedOut,

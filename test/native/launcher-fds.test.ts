@@ -69,7 +69,8 @@ function plain(argv: string[]): Promise<string> {
 describe('launcher: inherited descriptors', () => {
   it(`an fd the launcher inherited (fd ${EXTRA_FD}) is closed before execve`, async () => {
     const r = await launch(JSON.stringify(plan([probe, 'fd', String(EXTRA_FD)])))
-    expect(r.status).toEqual([expect.objectContaining({ ok: true })])
+    // The setup record, then the supervisor's record of the command's exit.
+    expect(r.status).toEqual([expect.objectContaining({ ok: true }), { exit: true, code: 0 }])
     expect(r.stdout.trim()).toBe('EBADF')
     expect((await plain([probe, 'fd', String(EXTRA_FD)])).trim()).toBe('OK') // the probe sees a live fd
   })
@@ -104,10 +105,11 @@ describe('launcher: failures are status records, exit 125', () => {
     expect(r.status).toEqual([expect.objectContaining({ ok: false, step: 'cwd', syscall: 'chdir', errno: 2, detail: gone })])
   })
 
-  it('a program not found → step execve, errno ENOENT', async () => {
+  it('a program not found → step execve, errno ENOENT, exit 127 like env(1)', async () => {
     const r = await launch(JSON.stringify(plan(['cordon-no-such-program'])))
-    expect(r.exitCode).toBe(125)
-    expect(r.status.at(-1)).toMatchObject({ ok: false, step: 'execve', errno: 2, detail: 'cordon-no-such-program' })
+    expect(r.exitCode).toBe(127)
+    expect(r.status.find((s) => s.ok === false)).toMatchObject({ step: 'execve', errno: 2, detail: 'cordon-no-such-program' })
+    expect(r.status.at(-1)).toEqual({ exit: true, code: 127 })
   })
 
   it('without --plan-fd/--status-fd it refuses to run anything', async () => {

@@ -65,8 +65,10 @@ export interface Exit {
 
 export interface Launched {
   child: ChildProcess
-  /** Resolves with the launcher's last status record once the status pipe closes. */
-  status: Promise<LaunchStatus | undefined>
+  /** The setup record: resolves as soon as the command started (or setup failed). */
+  started: Promise<LaunchStatus | undefined>
+  /** Everything the launcher said, once the status pipe closed. */
+  final: Promise<FinalStatus>
   exit: Promise<Exit>
 }
 
@@ -91,13 +93,67 @@ function readAll(stream: Readable | null | undefined, max: number): Promise<{ te
   })
 }
 
-function parseStatus(text: string): LaunchStatus | undefined {
-  const last = text.split('\n').filter(Boolean).pop()
-  try {
-    return last ? (JSON.parse(last) as LaunchStatus) : undefined
-  } catch {
-    return undefined
+/** The command's wait status as the launcher's supervisor saw it. */
+export interface CommandExit {
+  code?: number
+  signal?: number
+}
+
+export interface FinalStatus {
+  /** The last setup record: ok, or the failing step (an execve failure comes after ok). */
+  setup: LaunchStatus | undefined
+  exit: CommandExit | undefined
+}
+
+/**
+ * The status pipe carries JSON lines: one setup record (`ok: true` with what
+ * was applied, or `ok: false` with the failing step), then, from the
+ * supervisor, one `exit` record with the command's wait status. An error
+ * record after an ok one (execve failed in the child) wins.
+ */
+function statusReader(stream: Readable | null | undefined): { started: Promise<LaunchStatus | undefined>; final: Promise<FinalStatus> } {
+  let setup: LaunchStatus | undefined
+  let exit: CommandExit | undefined
+  let resolveStarted!: (s: LaunchStatus | undefined) => void
+  let resolveFinal!: (f: FinalStatus) => void
+  const started = new Promise<LaunchStatus | undefined>((r) => (resolveStarted = r))
+  const final = new Promise<FinalStatus>((r) => (resolveFinal = r))
+  let buf = ''
+  const take = (line: string) => {
+    let rec: (LaunchStatus & { exit?: boolean; code?: number; signal?: number; lost?: boolean }) | undefined
+    try {
+      rec = JSON.parse(line)
+    } catch {
+      return
+    }
+    if (!rec) return
+    if (rec.exit) exit = rec.lost ? undefined : { ...(rec.code !== undefined ? { code: rec.code } : {}), ...(rec.signal !== undefined ? { signal: rec.signal } : {}) }
+    else if (!setup || setup.ok) setup = rec
+    if (setup?.ok) resolveStarted(setup) // the command started: `enforcement` need not wait for its end
   }
+  const done = () => {
+    if (buf) take(buf)
+    buf = ''
+    resolveStarted(setup)
+    resolveFinal({ setup, exit })
+  }
+  if (!stream) {
+    done()
+    return { started, final }
+  }
+  stream.setEncoding('utf8')
+  stream.on('data', (d: string) => {
+    buf += d
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      take(buf.slice(0, i))
+      buf = buf.slice(i + 1)
+    }
+    if (buf.length > 64 * 1024) buf = '' // never an unbounded line
+  })
+  stream.on('end', done)
+  stream.on('close', done)
+  stream.on('error', done)
+  return { started, final }
 }
 
 export function launch(spec: LaunchSpec): Launched {
@@ -114,7 +170,7 @@ export function launch(spec: LaunchSpec): Launched {
     child.stdin?.end(spec.input)
   }
   const max = spec.maxBuffer ?? 64 * 1024 * 1024
-  const status = readAll(child.stdio[STATUS_FD] as Readable, 64 * 1024).then((r) => parseStatus(r.text))
+  const reader = statusReader(child.stdio[STATUS_FD] as Readable)
   const out = readAll(child.stdout, max)
   const err = readAll(child.stderr, max)
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
@@ -128,7 +184,7 @@ export function launch(spec: LaunchSpec): Launched {
     stderr: e.text,
     truncated: o.truncated || e.truncated,
   }))
-  return { child, status, exit }
+  return { child, started: reader.started, final: reader.final, exit }
 }
 
 /** A launcher error record → the typed error the caller sees. */

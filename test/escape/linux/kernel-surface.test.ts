@@ -32,12 +32,9 @@ describe.each(identities())('kernel surface — caller: $name', (identity) => {
       expect(outcomeOf(await e.confined(kernel('int80')))).toBe('SIGSYS')
     })
 
-    // BUG (namespace mode, src/platform/linux/bwrap-*.ts + src/sandbox/run.ts): the
-    // command runs under bwrap, which exits 128+signo when its child is killed,
-    // so a seccomp kill surfaces as exitCode 159 with signal null instead of
-    // signal 'SIGSYS'. Remove `.fails` once the signal is reported.
-    const itNsBug = mode === 'namespaces' ? it.fails : it
-    itNsBug(`an x32 syscall (nr | 0x40000000) is killed with SIGSYS${mode === 'namespaces' ? ' [bug: reported as exit 159]' : ''}`, async () => {
+    // Both modes report the command's own wait status (the launcher's
+    // supervisor), so a seccomp kill is signal SIGSYS, not bwrap's exit 159.
+    it('an x32 syscall (nr | 0x40000000) is killed with SIGSYS', async () => {
       // Unconfined the kernel runs it, or answers ENOSYS without CONFIG_X86_X32_ABI: never a kill.
       await e.denial(kernel('x32'), 'SIGSYS', 'differs')
     })

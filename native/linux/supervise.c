@@ -1,0 +1,115 @@
+/*
+ * supervise.c — after every restriction is in place, fork: the child execs
+ * the command, the launcher stays behind as a small supervisor that
+ *
+ *  - reports the command's real wait status on the status fd (in namespace
+ *    mode bwrap can only pass on "exit 128+N", which hides a SIGSYS from a
+ *    seccomp kill behind an exit code);
+ *  - is a child subreaper (prctl(2), PR_SET_CHILD_SUBREAPER), so processes
+ *    the command double-forks and setsid()s are re-parented to it instead of
+ *    to init, and are killed when the command ends: the sandboxed tree does
+ *    not outlive its command;
+ *  - forwards SIGTERM/SIGINT/SIGHUP/SIGQUIT to the command.
+ *
+ * The supervisor runs under the same Landlock domain and seccomp filter as
+ * the command (they were applied before the fork) and holds no capability.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "launcher.h"
+
+#define MAX_SWEEPS 256 /* bound the kill loop against a fork bomb */
+
+static volatile pid_t command_pid;
+
+static void forward(int sig) {
+  if (command_pid > 0) kill(command_pid, sig);
+}
+
+static void install_forwarders(void) {
+  static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = forward;
+  sa.sa_flags = SA_RESTART;
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
+}
+
+/* Kill every child listed in /proc/self/task/<tid>/children; returns how many. */
+static int kill_children(void) {
+  char path[64], buf[4096];
+  int n = 0;
+  snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)getpid());
+  FILE *f = fopen(path, "re");
+  if (!f) return -1;
+  size_t len = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[len] = 0;
+  for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n"))
+    if (kill((pid_t)atoi(tok), SIGKILL) == 0) n++;
+  return n;
+}
+
+/* Whatever the command left running (daemons, double-forked children, now
+ * ours as subreaper) is killed and reaped. In a pid namespace where we are
+ * pid 1, the kernel does the same when we exit. */
+static void sweep(void) {
+  for (int i = 0; i < MAX_SWEEPS; i++) {
+    int killed = kill_children();
+    while (waitpid(-1, NULL, WNOHANG) > 0) {}
+    if (killed <= 0) break;
+    usleep(1000);
+  }
+  while (waitpid(-1, NULL, WNOHANG) > 0) {}
+}
+
+static int wait_command(pid_t child) {
+  int status = 0;
+  for (;;) {
+    pid_t got = waitpid(-1, &status, 0);
+    if (got == child) return status;
+    if (got < 0 && errno != EINTR) return -1;
+  }
+}
+
+static void child_exec(const struct plan *p, int status_fd, pid_t supervisor) {
+  struct cordon_err e;
+  memset(&e, 0, sizeof e);
+  /* If the supervisor dies (SIGKILL from the caller), the command dies too.
+   * The death signal is cleared on fork, so it is set again here. */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != supervisor) _exit(125);
+  signal(SIGTERM, SIG_DFL);
+  step_exec(p, &e);
+  status_write_err(status_fd, &e);
+  _exit(e.err == ENOENT ? 127 : 126);
+}
+
+/* Returns only on failure to fork; otherwise exits with the command's status. */
+int step_supervise(const struct plan *p, int status_fd, const struct applied *a, struct cordon_err *e) {
+  pid_t self = getpid(), child;
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) { cordon_err_set(e, "supervise", "prctl(PR_SET_CHILD_SUBREAPER)", errno); return -1; }
+  status_write_ok(status_fd, a);
+  child = fork();
+  if (child < 0) { cordon_err_set(e, "supervise", "fork", errno); return -1; }
+  if (child == 0) child_exec(p, status_fd, self);
+  command_pid = child;
+  /* Not dumpable: the command (same uid) cannot open /proc/<supervisor>/mem
+   * or environ (ptrace access mode checks, ptrace(2)). */
+  prctl(PR_SET_DUMPABLE, 0);
+  install_forwarders();
+  /* The supervisor does not hold the command's stdio open. */
+  close(0); close(1); close(2);
+  int status = wait_command(child);
+  sweep();
+  status_write_exit(status_fd, status);
+  if (status >= 0 && WIFSIGNALED(status)) _exit(128 + WTERMSIG(status));
+  _exit(status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : 125);
+}
