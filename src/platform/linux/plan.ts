@@ -107,7 +107,7 @@ export function globsNote(policy: ResolvedPolicy): string | null {
 function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement {
   const { policy, probe } = ctx
   const missing = missingFor(ctx)
-  const notes = ['Landlock-only mode: no pid/ipc/network namespaces; a process that double-forks and calls setsid is not killed with the caller']
+  const notes = ['Landlock-only mode: no pid/ipc/network namespaces; processes the command leaves behind (double-forked, setsid) are killed when it exits, but escape if the caller itself is SIGKILLed mid-run']
   const globs = globsNote(policy)
   if (globs) notes.push(globs)
   if (narrowed.length) notes.push(`to keep denied paths unreadable these directories cannot be listed${policy.writeRoots.some((w) => narrowed.includes(w)) ? ' (nor written directly)' : ''}: ${narrowed.join(', ')}`)
