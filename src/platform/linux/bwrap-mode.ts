@@ -86,7 +86,7 @@ function enforcementFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, p
 export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReason: string): NamespacePlan {
   const { policy, probe } = ctx
   const prot = expandProtected(policy.protectedPaths, policy.writeRoots)
-  const mounts = planMounts({ writeRoots: policy.writeRoots, protectedPaths: prot.paths, denyRead: policy.denyRead })
+  const mounts = planMounts({ writeRoots: policy.writeRoots, protectedPaths: prot.paths, denyRead: policy.denyRead, visible: [policy.cwd] })
   const rules = probe.landlockAbi !== null ? namespaceLandlockRules(policy, mounts.privateDirs) : null
   const args = bwrapArgs({ features: bwrap.features, networkOff: policy.network === 'off', ops: mounts.ops, launcher: launcherFor(policy.writeRoots) })
   return {

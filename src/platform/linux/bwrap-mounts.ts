@@ -45,6 +45,8 @@ export interface MountInput {
   writeRoots: readonly string[]
   protectedPaths: readonly string[]
   denyRead: readonly string[]
+  /** Paths that must stay visible (read-only) even inside a private tmpfs: the cwd. */
+  visible?: readonly string[]
 }
 
 const PRIVATE_CANDIDATES = ['/tmp', '/var/tmp']
@@ -153,8 +155,12 @@ export function planMounts(input: MountInput): MountPlan {
   const pins = [...pl.pins].filter((p) => !targets.some((t) => isWithin(p, t.path))).map((path): MountOp => ({ kind: 'bind', path })).sort(byDepth)
   const roots = [...input.writeRoots].sort((a, b) => depth(a) - depth(b)).map((path): MountOp => ({ kind: 'bind', path }))
   const used = new Set(targets.map((t) => t.path))
+  // A read-only cwd under /tmp would vanish behind the private tmpfs (chdir: ENOENT).
+  const visible = (input.visible ?? [])
+    .filter((p) => privateDirs.some((d) => isWithin(p, d) && p !== d) && !input.writeRoots.some((w) => isWithin(p, w)) && existing(p) === 'dir')
+    .map((path): MountOp => ({ kind: 'ro-bind', path }))
   return {
-    ops: [...privateDirs.map((path): MountOp => ({ kind: 'tmpfs', path })), ...roots, ...pins, ...prot, ...deny],
+    ops: [...privateDirs.map((path): MountOp => ({ kind: 'tmpfs', path })), ...visible, ...roots, ...pins, ...prot, ...deny],
     placeholders: [...pl.placeholders].filter((p) => used.has(p)),
     privateDirs,
   }

@@ -91,3 +91,22 @@ describe('bwrapArgs', () => {
     expect(args).not.toContain('--unshare-cgroup-try')
   })
 })
+
+describe('a read-only cwd under a private tmpfs', () => {
+  it('stays visible, read-only (otherwise chdir would fail with ENOENT)', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs')
+    const { planMounts } = await import('../../../src/platform/linux/bwrap-mounts.js')
+    const cwd = mkdtempSync('/tmp/cordon-cwd-')
+    try {
+      const plan = planMounts({ writeRoots: [], protectedPaths: [], denyRead: [], visible: [cwd] })
+      expect(plan.privateDirs).toContain('/tmp')
+      const tmpfsAt = plan.ops.findIndex((o) => o.kind === 'tmpfs' && o.path === '/tmp')
+      const bindAt = plan.ops.findIndex((o) => o.kind === 'ro-bind' && o.path === cwd)
+      expect(bindAt).toBeGreaterThan(tmpfsAt)
+      const inWriteRoot = planMounts({ writeRoots: [cwd], protectedPaths: [], denyRead: [], visible: [cwd] })
+      expect(inWriteRoot.ops.filter((o) => o.path === cwd).map((o) => o.kind)).toEqual(['bind'])
+    } finally {
+      rmSync(cwd, { recursive: true, force: true })
+    }
+  })
+})
