@@ -53,7 +53,6 @@ function notesFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, protNot
   const notes = [
     `bubblewrap ${bwrap.version ?? '(unknown version)'} at ${bwrap.path}: new user, pid, ipc, uts${bwrap.features.cgroupTry ? ', cgroup (where allowed)' : ''}${ctx.policy.network === 'off' ? ', network' : ''} namespaces; the whole tree dies with the caller`,
     ctx.probe.landlockAbi !== null ? `Landlock ABI ${ctx.probe.landlockAbi} inside as a second wall` : 'Landlock is unavailable: the mounts alone confine the filesystem',
-    'a command killed by signal N is reported as exit code 128+N (bwrap forwards it that way)',
     ...bwrap.warnings.map((w) => `bwrap: ${w.detail} (fix: ${w.fix})`),
     ...protNotes,
   ]
