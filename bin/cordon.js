@@ -1,4 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js'
+// The CLI ships bundled (dist/cli-bundle, built by `npm run build`): start-up time matters.
+import { main } from '../dist/cli-bundle/main.js'
 
 process.exitCode = await main(process.argv.slice(2))

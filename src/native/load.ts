@@ -4,7 +4,7 @@
  * launcher executable that ships beside it. Loaded lazily, once.
  */
 import { createRequire } from 'node:module'
-import { accessSync, chmodSync, constants, copyFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { accessSync, chmodSync, constants, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -12,8 +12,22 @@ import { LoadError } from '../errors.js'
 import type { NativeBinding } from './binding.js'
 
 const require = createRequire(import.meta.url)
-/** Package root: dist/native/load.js or src/native/load.ts → two levels up. */
-export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
+/**
+ * The package root: the nearest directory above this module whose
+ * package.json names `cordon` (src/native/, dist/native/ or the CLI bundle
+ * in dist/cli-bundle/ all resolve to it).
+ */
+function findPackageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    try {
+      if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === 'cordon') return dir
+    } catch {
+      /* no package.json here */
+    }
+    if (dirname(dir) === dir) return resolve(from, '..', '..')
+  }
+}
+export const packageRoot = findPackageRoot(dirname(fileURLToPath(import.meta.url)))
 
 const BUILD_FIX =
   'run `npm rebuild cordon` (a source build needs: apt-get install build-essential python3 libseccomp-dev)'

@@ -43,6 +43,7 @@ async function ensureDist(): Promise<void> {
   if (mtimeOrZero(distIndex) >= newestMtime(join(repoRoot, 'src'))) return
   try {
     await run('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: repoRoot })
+    await run(process.execPath, ['scripts/bundle-cli.mjs'], { cwd: repoRoot }) // bin/cordon.js loads the bundle
   } catch (err) {
     // tsc still emits on type errors elsewhere in src/: only a missing dist/ is fatal.
     if (!mtimeOrZero(distIndex)) throw err

@@ -1,0 +1,90 @@
+/**
+ * The `cordon` binary end to end: defaults, exit statuses (the command's own,
+ * 128+N for a signal, 125 for a setup failure, 127 not found), --json, bad
+ * flags, doctor and explain. Spawned as a user would run it.
+ */
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { testTmp } from '../../helpers/paths.js'
+
+const bin = new URL('../../../bin/cordon.js', import.meta.url).pathname
+const work = mkdtempSync(join(testTmp, 'cli-'))
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+function cordon(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [bin, ...args], { cwd: work, env: { ...process.env, GITHUB_TOKEN: 'ghp_cli_secret' } }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    )
+  })
+}
+
+describe('cordon run', () => {
+  it('defaults: workspace-write on the cwd, network off, secrets out of the env', async () => {
+    const r = await cordon(['run', '--json', '--', 'sh', '-c', 'echo hi > here.txt && cat here.txt; echo x > /etc/cordon-cli-test; echo "token=${GITHUB_TOKEN:-none}"'])
+    const out = JSON.parse(r.stdout) as { exitCode: number; stdout: string; stderr: string; enforcement: { network: string; filesystem: { writeRoots: string[] } } }
+    expect(out.stdout).toContain('hi\n')
+    expect(out.stdout).toContain('token=none')
+    expect(out.stderr).toMatch(/\/etc\/cordon-cli-test: (Permission denied|Read-only file system)/)
+    expect(out.enforcement.network).toBe('off')
+    expect(out.enforcement.filesystem.writeRoots).toContain(work)
+  })
+
+  it("exits with the command's own status", async () => {
+    expect((await cordon(['run', '--', 'sh', '-c', 'exit 7'])).code).toBe(7)
+  })
+
+  it('exits 128+N when the command is killed by signal N', async () => {
+    expect((await cordon(['run', '--', 'sh', '-c', 'kill -9 $$'])).code).toBe(137)
+  })
+
+  it('exits 127 for a program that does not exist, with the reason on stderr', async () => {
+    const r = await cordon(['run', '--', 'cordon-no-such-program'])
+    expect(r.code).toBe(127)
+    expect(r.stderr).toContain("step 'execve'")
+  })
+
+  it('exits 125 with the reason for bad flags, a bad profile, or a refused mode, and runs nothing', async () => {
+    const marker = join(work, 'must-not-exist')
+    const bad = join(work, 'bad.json')
+    writeFileSync(bad, '{"filesystem":{"write":"x"}}')
+    for (const args of [
+      ['run', '--mode', 'bogus', '--', 'touch', marker],
+      ['run', '--frobnicate', '--', 'touch', marker],
+      ['run', '--profile', bad, '--', 'touch', marker],
+      ['run', '--profile', 'no-such-profile', '--', 'touch', marker],
+    ]) {
+      const r = await cordon(args)
+      expect(r.code, args.join(' ')).toBe(125)
+      expect(r.stderr).toMatch(/^cordon: /)
+    }
+    const r = await cordon(['run', '--', 'true'])
+    expect(r.code).toBe(0)
+    expect(await cordon(['run', '--', 'test', '-e', marker]).then((x) => x.code)).toBe(1)
+  })
+
+  it('--network on lets the command open sockets; off refuses them', async () => {
+    const probe = ['python3', '-c', 'import socket; socket.socket(); print("socket ok")']
+    expect((await cordon(['run', '--network', 'on', '--', ...probe])).stdout).toContain('socket ok')
+    const off = await cordon(['run', '--', ...probe])
+    expect(off.code).not.toBe(0)
+    expect(off.stderr).toContain('Address family not supported')
+  })
+})
+
+describe('cordon doctor / explain', () => {
+  it('doctor --json names every mechanism', async () => {
+    const r = await cordon(['doctor', '--json'])
+    const report = JSON.parse(r.stdout) as { checks: { mechanism: string }[] }
+    expect(report.checks.map((c) => c.mechanism)).toEqual(expect.arrayContaining(['Landlock', 'seccomp', 'user namespaces']))
+  })
+
+  it('explain --mode landlock reports what Landlock-only mode lacks, without running anything', async () => {
+    const r = await cordon(['explain', '--mode', 'landlock', '--json'])
+    const e = JSON.parse(r.stdout) as { mode: string; missing: { protection: string }[] }
+    expect(e.mode).toBe('landlock')
+    expect(e.missing.map((m) => m.protection)).toContain('protected-paths')
+  })
+})
