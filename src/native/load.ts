@@ -86,8 +86,16 @@ export function launcherFor(writeRoots: readonly string[]): string {
   const shipped = loadNative().launcherPath
   const inside = (root: string) => root === '/' || shipped.startsWith(root.endsWith(sep) ? root : root + sep)
   if (!writeRoots.some(inside)) return shipped
+  if (privateLauncher && writeRoots.some((r) => r === '/' || privateLauncher!.startsWith(r + sep))) privateLauncher = undefined
   if (!privateLauncher) {
     const dir = mkdtempSync(join(tmpdir(), 'cordon-launcher-'))
+    if (writeRoots.some((r) => r === '/' || dir.startsWith(r + sep))) {
+      rmSync(dir, { recursive: true, force: true })
+      // Everywhere we could copy it to is writable by the sandbox too (write
+      // root "/", or TMPDIR inside the workspace): nothing to protect it with.
+      if (writeRoots.includes('/')) return shipped
+      throw new LoadError('no place outside the write roots for a private launcher copy', [tmpdir()], 'point TMPDIR at a directory outside the sandbox write roots')
+    }
     const copy = join(dir, basename(shipped))
     copyFileSync(shipped, copy)
     chmodSync(copy, 0o500)
