@@ -14,6 +14,8 @@ import { probeHost, probeHostWithUserns } from './platform/linux/probe.js'
 export interface DoctorCheck {
   mechanism: string
   ok: boolean
+  /** Works, with a caveat worth acting on (a bwrap version with known bugs). */
+  warning?: boolean
   detail: string
   fix?: string
 }
@@ -47,7 +49,7 @@ function bwrapChecks(ns: NamespaceSupport): DoctorCheck[] {
   const checks: DoctorCheck[] = []
   const options = [info.features.disableUserns ? '--disable-userns' : 'no --disable-userns (seccomp blocks nested user namespaces)', info.setuid ? 'setuid' : 'unprivileged']
   checks.push({ mechanism: 'bubblewrap', ok: true, detail: `${info.version ?? 'unknown version'} at ${info.path} (${options.join(', ')})` })
-  for (const w of info.warnings) checks.push({ mechanism: 'bubblewrap warning', ok: false, detail: w.detail, fix: w.fix })
+  for (const w of info.warnings) checks.push({ mechanism: 'bubblewrap', ok: true, warning: true, detail: w.detail, fix: w.fix })
   checks.push(
     ns.ok
       ? { mechanism: 'namespace sandbox', ok: true, detail: 'bwrap trial run with user, pid, ipc, uts, net namespaces and a fresh /proc succeeded' }

@@ -11,7 +11,7 @@ export function doctorCommand(argv: readonly string[], io: Io): number {
   } else {
     io.stdout(`cordon doctor — ${report.platform} ${report.kernel}\n`)
     for (const c of report.checks) {
-      io.stdout(`  ${c.ok ? 'ok  ' : 'FAIL'}  ${c.mechanism.padEnd(22)} ${c.detail}\n`)
+      io.stdout(`  ${c.warning ? 'WARN' : c.ok ? 'ok  ' : 'FAIL'}  ${c.mechanism.padEnd(22)} ${c.detail}\n`)
       if (c.fix) io.stdout(`        fix: ${c.fix}\n`)
     }
     io.stdout(`modes: landlock ${report.modes.landlock ? 'available' : 'unavailable'}, namespaces ${report.modes.namespaces ? 'available' : 'unavailable'}\n`)

@@ -113,12 +113,28 @@ function trial(info: BwrapInfo): { ok: boolean; stderr: string } {
   return { ok: r.status === 0, stderr: r.error ? `${r.error.message}\n${r.stderr}` : r.stderr }
 }
 
+/** Marks the end of `--version`'s output in the combined run below. */
+const SEPARATOR = '--cordon-version-end--'
+
+/**
+ * `bwrap --version` and `bwrap --help` in one spawn: /bin/sh runs both, the
+ * bwrap path travelling as "$1" (never interpolated into the script). Each
+ * spawn from Node forks the whole Node process, which is what a CLI
+ * invocation pays for first.
+ */
+function versionAndHelp(path: string): { version: string; help: string; error?: Error } {
+  const r = run('/bin/sh', ['-c', `"$1" --version; echo ${SEPARATOR}; "$1" --help`, 'sh', path])
+  const at = r.stdout.indexOf(SEPARATOR)
+  if (r.error || at < 0) return { version: '', help: '', error: r.error ?? new Error(`could not run ${path}: ${r.stderr.trim()}`) }
+  return { version: r.stdout.slice(0, at), help: r.stdout.slice(at + SEPARATOR.length) }
+}
+
 function describe(path: string, realPath: string): BwrapInfo | { error: string } {
-  const help = run(path, ['--help'])
-  if (help.error) return { error: help.error.message }
-  const options = new Set(help.stdout.match(/--[a-z][a-z0-9-]*/g) ?? [])
+  const vh = versionAndHelp(path)
+  if (vh.error) return { error: vh.error.message }
+  const options = new Set(vh.help.match(/--[a-z][a-z0-9-]*/g) ?? [])
   const missing = REQUIRED.filter((o) => !options.has(o))
-  const version = parseBwrapVersion(run(path, ['--version']).stdout)?.join('.') ?? null
+  const version = parseBwrapVersion(vh.version)?.join('.') ?? null
   if (missing.length) return { error: `bwrap ${version ?? '(unknown version)'} lacks ${missing.join(', ')}` }
   const setuid = (statSync(realPath).mode & 0o4000) !== 0
   const features = { disableUserns: options.has('--disable-userns'), cgroupTry: options.has('--unshare-cgroup-try') }
