@@ -5,8 +5,10 @@
  *
  * Reads the plan (JSON) from fd N until EOF, then applies, in this order:
  *   setsid → parent death signal → cwd → close fds → rlimits →
- *   capabilities → no_new_privs → Landlock → seccomp (last) → fork: the
- *   child execve()s the command, the launcher supervises it (supervise.c).
+ *   capabilities → no_new_privs → fork; in the child: Landlock → seccomp
+ *   (last) → execve; the parent stays as the command's supervisor
+ *   (supervise.c), outside the command's Landlock domain so that the
+ *   command cannot signal it.
  * The order matters: capabilities are dropped before no_new_privs (so a
  * root caller cannot re-gain them), Landlock needs no_new_privs when
  * unprivileged, and seccomp goes last so the filter never blocks a setup
@@ -70,11 +72,12 @@ static int step_cwd(const struct plan *p, struct cordon_err *e) {
   return 0;
 }
 
+/* Process-wide steps, inherited by the supervisor and the command alike.
+ * Landlock and seccomp follow in the command's process only (supervise.c). */
 static int run_steps(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e) {
   if (step_setsid(e) || step_parent_death(e) || step_cwd(p, e)) return -1;
   if (step_close_fds(p, status_fd, e) || step_rlimits(p, e)) return -1;
   if (step_drop_caps(a, e) || step_no_new_privs(a, e)) return -1;
-  if (step_landlock(p, a, e) || step_seccomp(p, a, e)) return -1;
   return 0;
 }
 

@@ -78,7 +78,7 @@ int step_no_new_privs(struct applied *a, struct cordon_err *e);
 int step_landlock(const struct plan *p, struct applied *a, struct cordon_err *e);
 int step_seccomp(const struct plan *p, struct applied *a, struct cordon_err *e);
 int step_exec(const struct plan *p, struct cordon_err *e);
-int step_supervise(const struct plan *p, int status_fd, const struct applied *a, struct cordon_err *e);
+int step_supervise(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e);
 
 int landlock_abi_version(void);
 

@@ -11,8 +11,11 @@
  *    not outlive its command;
  *  - forwards SIGTERM/SIGINT/SIGHUP/SIGQUIT to the command.
  *
- * The supervisor runs under the same Landlock domain and seccomp filter as
- * the command (they were applied before the fork) and holds no capability.
+ * The fork happens *before* Landlock and seccomp, which the child applies to
+ * itself: the supervisor (no capabilities, no_new_privs, reads nothing the
+ * command controls) stays outside the command's Landlock domain, so with
+ * signal scoping (ABI 6) the command cannot kill its supervisor to let the
+ * processes it left behind outlive it.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -80,26 +83,30 @@ static int wait_command(pid_t child) {
   }
 }
 
-static void child_exec(const struct plan *p, int status_fd, pid_t supervisor) {
+/* The command's process: confine, report, execve. Never returns. */
+static void child_exec(const struct plan *p, int status_fd, pid_t supervisor, struct applied *a) {
   struct cordon_err e;
   memset(&e, 0, sizeof e);
   /* If the supervisor dies (SIGKILL from the caller), the command dies too.
    * The death signal is cleared on fork, so it is set again here. */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != supervisor) _exit(125);
-  signal(SIGTERM, SIG_DFL);
+  if (step_landlock(p, a, &e) || step_seccomp(p, a, &e)) {
+    status_write_err(status_fd, &e);
+    _exit(125);
+  }
+  status_write_ok(status_fd, a);
   step_exec(p, &e);
   status_write_err(status_fd, &e);
   _exit(e.err == ENOENT ? 127 : 126);
 }
 
 /* Returns only on failure to fork; otherwise exits with the command's status. */
-int step_supervise(const struct plan *p, int status_fd, const struct applied *a, struct cordon_err *e) {
+int step_supervise(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e) {
   pid_t self = getpid(), child;
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) { cordon_err_set(e, "supervise", "prctl(PR_SET_CHILD_SUBREAPER)", errno); return -1; }
-  status_write_ok(status_fd, a);
   child = fork();
   if (child < 0) { cordon_err_set(e, "supervise", "fork", errno); return -1; }
-  if (child == 0) child_exec(p, status_fd, self);
+  if (child == 0) child_exec(p, status_fd, self, a);
   command_pid = child;
   /* Not dumpable: the command (same uid) cannot open /proc/<supervisor>/mem
    * or environ (ptrace access mode checks, ptrace(2)). */

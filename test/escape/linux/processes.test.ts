@@ -77,6 +77,10 @@ describe.each(identities())('processes — caller: $name', (identity) => {
         const plain = await e.unconfined(procs('kill', pid))
         expect(outcomeOf(plain)).toBe('OK')
       })
+
+      it("the command cannot signal cordon's supervisor (so it cannot kill it to leave processes behind)", async () => {
+        await e.denial(procs('signal-parent'), 'EPERM')
+      })
     })
 
     describe('privilege', () => {

@@ -99,6 +99,14 @@ static int cmd_proc_parent(char **a) {
 
 static int cmd_kill(char **a) { return outcome(kill((pid_t)atoi(a[0]), SIGTERM)); }
 
+/* SIGCONT to our direct parent: harmless to a running process, but a
+ * permission check like any signal. Confined, the parent is cordon's
+ * supervisor, which the command must not be able to kill. */
+static int cmd_signal_parent(char **a) {
+  (void)a;
+  return outcome(kill(getppid(), SIGCONT));
+}
+
 /* `OK CapInh=… CapPrm=… CapEff=… CapBnd=… CapAmb=… NoNewPrivs=…` */
 static int cmd_status(char **a) {
   char line[256], key[32], val[64];
@@ -230,6 +238,7 @@ static const struct probe_cmd cmds[] = {
   {"vmread-parent", 0, cmd_vmread_parent},
   {"proc-parent", 1, cmd_proc_parent},
   {"kill", 1, cmd_kill},
+  {"signal-parent", 0, cmd_signal_parent},
   {"status", 0, cmd_status},
   {"fd", 1, cmd_fd},
   {"rlimit", 0, cmd_rlimit},
