@@ -9,7 +9,10 @@
  *    the command double-forks and setsid()s are re-parented to it instead of
  *    to init, and are killed when the command ends: the sandboxed tree does
  *    not outlive its command;
- *  - forwards SIGTERM/SIGINT/SIGHUP/SIGQUIT to the command.
+ *  - forwards SIGTERM/SIGINT/SIGHUP/SIGQUIT to the command;
+ *  - on SIGUSR2 — sent by cordon on a timeout or abort, and delivered as the
+ *    parent-death signal if the caller dies — kills the command and sweeps
+ *    its leftovers before exiting, so nothing outlives a torn-down sandbox.
  *
  * The fork happens *before* Landlock and seccomp, which the child applies to
  * itself: the supervisor (no capabilities, no_new_privs, reads nothing the
@@ -37,13 +40,30 @@ static void forward(int sig) {
   if (command_pid > 0) kill(command_pid, sig);
 }
 
-static void install_forwarders(void) {
-  static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+/* Tear-down: only kill() here (async-signal-safe, signal-safety(7)); the
+ * sweep runs in the main loop once the command has been reaped. */
+static void teardown(int sig) {
+  (void)sig;
+  if (command_pid > 0) kill(command_pid, SIGKILL);
+}
+
+static void on(int sig, void (*handler)(int)) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = forward;
+  sa.sa_handler = handler;
   sa.sa_flags = SA_RESTART;
-  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
+  sigaction(sig, &sa, NULL);
+}
+
+static void install_handlers(pid_t caller) {
+  static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
+  for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) on(forwarded[i], forward);
+  on(SIGUSR2, teardown);
+  signal(SIGPIPE, SIG_IGN); /* the caller may be gone when the exit record is written */
+  /* The caller's death now means tear-down, not an abrupt SIGKILL that
+   * would leave the command's setsid()'d descendants behind. */
+  prctl(PR_SET_PDEATHSIG, SIGUSR2);
+  if (getppid() != caller) teardown(SIGUSR2);
 }
 
 /* Kill every child listed in /proc/self/task/<tid>/children; returns how many. */
@@ -102,7 +122,7 @@ static void child_exec(const struct plan *p, int status_fd, pid_t supervisor, st
 
 /* Returns only on failure to fork; otherwise exits with the command's status. */
 int step_supervise(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e) {
-  pid_t self = getpid(), child;
+  pid_t self = getpid(), caller = getppid(), child;
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) { cordon_err_set(e, "supervise", "prctl(PR_SET_CHILD_SUBREAPER)", errno); return -1; }
   child = fork();
   if (child < 0) { cordon_err_set(e, "supervise", "fork", errno); return -1; }
@@ -111,7 +131,7 @@ int step_supervise(const struct plan *p, int status_fd, struct applied *a, struc
   /* Not dumpable: the command (same uid) cannot open /proc/<supervisor>/mem
    * or environ (ptrace access mode checks, ptrace(2)). */
   prctl(PR_SET_DUMPABLE, 0);
-  install_forwarders();
+  install_handlers(caller);
   /* The supervisor does not hold the command's stdio open. */
   close(0); close(1); close(2);
   int status = wait_command(child);

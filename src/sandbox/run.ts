@@ -31,6 +31,29 @@ interface Preparer {
   prepare(): { prepared: Prepared; policy: ResolvedPolicy }
 }
 
+/** How long the supervisor gets to sweep the command's tree before the group is SIGKILLed. */
+const TEARDOWN_GRACE_MS = 1000
+
+/**
+ * Stop a run for good (timeout, abort): SIGUSR2 asks the launcher's
+ * supervisor to kill the command and everything it left behind (also
+ * setsid()'d descendants, which a process-group kill misses); in namespace
+ * mode it ends bwrap, which takes the pid namespace down. A group SIGKILL
+ * follows if the launcher is still there after the grace period.
+ */
+function tearDown(child: { pid?: number | undefined; exitCode: number | null; signalCode: string | null }): void {
+  if (!child.pid) return
+  try {
+    process.kill(child.pid, 'SIGUSR2')
+  } catch {
+    /* already gone */
+  }
+  const fallback = setTimeout(() => {
+    if (child.exitCode === null && child.signalCode === null) killGroup(child.pid, 'SIGKILL')
+  }, TEARDOWN_GRACE_MS)
+  fallback.unref()
+}
+
 function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (!pid) return
   try {
@@ -85,8 +108,8 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   let timedOut = false
   let aborted = false
   const kill = (signal: NodeJS.Signals = 'SIGTERM') => killGroup(child.pid, signal)
-  const timer = opts.timeout ? setTimeout(() => ((timedOut = true), kill('SIGKILL')), opts.timeout) : undefined
-  const onAbort = () => ((aborted = true), kill('SIGKILL'))
+  const timer = opts.timeout ? setTimeout(() => ((timedOut = true), tearDown(child)), opts.timeout) : undefined
+  const onAbort = () => ((aborted = true), tearDown(child))
   opts.signal?.addEventListener('abort', onAbort, { once: true })
   // A kill of ours (timeout, abort) that lands before the launcher reports is
   // that kill, not a setup failure; a launcher error record always is one.
@@ -102,12 +125,15 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
     if (timer) clearTimeout(timer)
     opts.signal?.removeEventListener('abort', onAbort)
     if (!st?.ok && !stoppedByUs(st)) throw setupErrorFrom(st, r.exitCode, r.stderr)
+    // Torn down by us without a record from the supervisor (it was stopped
+    // mid-setup, or bwrap took the namespace down): the command was killed.
+    const stopped = (timedOut || aborted) && !cmd
     return {
       command: argv,
       // The supervisor's record is the command's own wait status (bwrap, in
       // namespace mode, could only pass on 128+N).
-      exitCode: cmd ? (cmd.code ?? null) : r.exitCode,
-      signal: cmd ? (cmd.signal !== undefined ? signalName(cmd.signal) : null) : r.signal,
+      exitCode: cmd ? (cmd.code ?? null) : stopped ? null : r.exitCode,
+      signal: cmd ? (cmd.signal !== undefined ? signalName(cmd.signal) : null) : stopped ? 'SIGKILL' : r.signal,
       stdout: r.stdout,
       stderr: r.stderr,
       timedOut,

@@ -96,6 +96,7 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   if (abi !== null && !policy.writeRoots.includes('/')) {
     missing.push({ protection: 'file-metadata', explicit: false, reason: 'Landlock (ABI ≤ 7) has no right for chmod/utimes: files the caller owns outside the write roots can still have their mode bits (setuid/setgid excepted: seccomp refuses those) and timestamps changed', fix: 'namespace mode (read-only mounts deny them)' })
   }
+  if (abi !== null && abi < 6) missing.push({ protection: 'supervisor-signal-scope', explicit: false, reason: 'without Landlock signal scoping (ABI 6) the command can kill its supervisor, and what it left behind then outlives it', fix: 'a kernel with Landlock ABI 6 (Linux 6.12), or namespace mode' })
   if (policy.protectedPaths.length > 0) missing.push({ protection: 'protected-paths', explicit: explicit.has('protected-paths'), reason: 'protected paths inside write roots need namespace mode (read-only bind mounts); Landlock cannot take rights back below a write root without breaking it', fix: 'install bubblewrap and allow unprivileged user namespaces' })
   return missing
 }
@@ -107,7 +108,7 @@ export function globsNote(policy: ResolvedPolicy): string | null {
 function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement {
   const { policy, probe } = ctx
   const missing = missingFor(ctx)
-  const notes = ['Landlock-only mode: no pid/ipc/network namespaces; processes the command leaves behind (double-forked, setsid) are killed when it exits, but escape if the caller itself is SIGKILLed mid-run']
+  const notes = ['Landlock-only mode: no pid/ipc/network namespaces; the launcher stays as a subreaper supervisor that kills what the command leaves behind (double-forked, setsid) when it exits, times out, is aborted or its caller dies']
   const globs = globsNote(policy)
   if (globs) notes.push(globs)
   if (narrowed.length) notes.push(`to keep denied paths unreadable these directories cannot be listed${policy.writeRoots.some((w) => narrowed.includes(w)) ? ' (nor written directly)' : ''}: ${narrowed.join(', ')}`)

@@ -30,7 +30,20 @@ async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
 // The shell prints the pid of a background grandchild, then waits forever.
 const GROUP = ['sh', '-c', 'sleep 60 & echo $!; wait']
 
+// A grandchild that left the process group (setsid) and prints its pid.
+const ESCAPEE = ['sh', '-c', 'setsid sh -c \'sleep 60 & echo $!; wait\' & wait']
+
 describe('timeouts', () => {
+  it('also kill a descendant that left the process group with setsid', async () => {
+    const sb = createSandbox(options)
+    const r = await sb.run(ESCAPEE, { timeout: 700 })
+    sb.close()
+    expect(r).toMatchObject({ timedOut: true, signal: 'SIGKILL' })
+    const escapee = Number(r.stdout.trim())
+    expect(escapee).toBeGreaterThan(0)
+    expect(await eventually(() => dead(escapee))).toBe(true)
+  })
+
   it('kill the whole process group and report timedOut', async () => {
     const sb = createSandbox(options)
     const started = Date.now()

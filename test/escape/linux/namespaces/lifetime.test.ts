@@ -41,12 +41,15 @@ async function until(what: () => boolean, ms: number): Promise<boolean> {
 /** A unique `sleep` duration: visible in cmdline, harmless, and it sleeps long enough. */
 const marker = () => `1000.${BigInt('0x' + randomBytes(5).toString('hex')).toString().padStart(13, '0')}`
 
-describe.each(identities())('process lifetime and visibility (namespace mode) â€” caller: $name', (identity) => {
-  const skip = namespaceSkip(identity)
-  describe.skipIf(skip !== undefined)(`${skip ? `skipped: ${skip}` : 'bwrap'}`, () => {
+// Landlock mode too: the launcher's supervisor is a subreaper that tears the
+// tree down on the caller's death (parent-death signal) and on a timeout.
+describe.each(identities())('process lifetime and visibility â€” caller: $name', (identity) => {
+  describe.each(['namespaces', 'landlock'] as const)('mode: %s', (mode) => {
+  const skip = mode === 'namespaces' ? namespaceSkip(identity) : identity.skip
+  describe.skipIf(skip !== undefined)(`${skip ? `skipped: ${skip}` : mode === 'namespaces' ? 'bwrap' : 'launcher'}`, () => {
     let e: Escape
     beforeAll(() => {
-      e = new Escape(identity, 'namespaces', 'lifetime')
+      e = new Escape(identity, mode, 'lifetime')
     })
     afterAll(() => e?.cleanup())
 
@@ -78,7 +81,7 @@ describe.each(identities())('process lifetime and visibility (namespace mode) â€
       expect(await until(() => pidsWith(m).length === 0, 5_000)).toBe(true)
     })
 
-    it('host processes are invisible: /proc shows the sandbox only, host pids cannot be signalled', async () => {
+    it.runIf(mode === 'namespaces')('host processes are invisible: /proc shows the sandbox only, host pids cannot be signalled', async () => {
       const m = marker()
       const host = spawn('/bin/sleep', [m], { stdio: 'ignore' })
       try {
@@ -94,4 +97,5 @@ describe.each(identities())('process lifetime and visibility (namespace mode) â€
       }
     })
   })
+})
 })
