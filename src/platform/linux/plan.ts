@@ -96,7 +96,6 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   if (abi !== null && !policy.writeRoots.includes('/')) {
     missing.push({ protection: 'file-metadata', explicit: false, reason: 'Landlock (ABI ≤ 7) has no right for chmod/utimes: files the caller owns outside the write roots can still have their mode bits (setuid/setgid excepted: seccomp refuses those) and timestamps changed', fix: 'namespace mode (read-only mounts deny them)' })
   }
-  if (abi !== null && abi < 6) missing.push({ protection: 'supervisor-signal-scope', explicit: false, reason: 'without Landlock signal scoping (ABI 6) the command can kill its supervisor, and what it left behind then outlives it', fix: 'a kernel with Landlock ABI 6 (Linux 6.12), or namespace mode' })
   if (policy.protectedPaths.length > 0) missing.push({ protection: 'protected-paths', explicit: explicit.has('protected-paths'), reason: 'protected paths inside write roots need namespace mode (read-only bind mounts); Landlock cannot take rights back below a write root without breaking it', fix: 'install bubblewrap and allow unprivileged user namespaces' })
   return missing
 }

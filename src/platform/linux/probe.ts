@@ -22,5 +22,5 @@ export const LANDLOCK_FEATURES = [
   { abi: 2, protection: 'landlock-refer', reason: 'renaming or linking files across directories is not controlled (ABI 2, Linux 5.19)' },
   { abi: 3, protection: 'landlock-truncate', reason: 'truncating read-only files is not controlled (ABI 3, Linux 6.2)' },
   { abi: 5, protection: 'landlock-ioctl-dev', reason: 'ioctl on device files is not controlled (ABI 5, Linux 6.10)' },
-  { abi: 6, protection: 'signal-scope', reason: 'signals to processes outside the sandbox are not blocked (ABI 6, Linux 6.12)' },
+  { abi: 6, protection: 'signal-scope', reason: 'signals to processes outside the sandbox are not blocked — its supervisor included, so what the command leaves behind could outlive it (ABI 6, Linux 6.12)' },
 ] as const
