@@ -97,10 +97,7 @@ export class DriverSession {
   private out = ''
   private err = ''
 
-  constructor(
-    private readonly identity: Identity,
-    opts: DriverSpawnOptions,
-  ) {
+  constructor(identity: Identity, opts: DriverSpawnOptions) {
     const [file, ...args] = identity.wrap([process.execPath, driverPath, '--serve'])
     this.child = spawn(file!, args, { env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] })
     this.child.stdout!.on('data', (d: Buffer) => this.onData(d.toString()))
