@@ -4,12 +4,12 @@
  * available to callers. Runs the same probes a launch uses (cached per
  * process), including a real bwrap trial run.
  */
-import { constants } from 'node:os'
 import type { NativeProbe } from './native/binding.js'
 import { loadNative } from './native/load.js'
 import { APPARMOR_FIX, CONTAINER_FIX, MAX_USERNS_FIX, USERNS_CLONE_FIX, type NamespaceCause } from './platform/linux/bwrap-diagnose.js'
 import { probeNamespaces, type NamespaceSupport } from './platform/linux/bwrap-probe.js'
 import { probeHostWithUserns } from './platform/linux/probe.js'
+import { errnoName } from './platform/linux/launch.js'
 
 export interface DoctorCheck {
   mechanism: string
@@ -31,7 +31,6 @@ export interface DoctorReport {
   namespaces?: { cause: NamespaceCause; reason: string; fix: string }
 }
 
-const errnoName = (n: number) => Object.entries(constants.errno).find(([, v]) => v === n)?.[0] ?? `errno ${n}`
 
 function usernsCheck(p: NativeProbe): DoctorCheck {
   if (p.userns) return { mechanism: 'user namespaces', ok: true, detail: 'unprivileged user + mount namespaces work' }

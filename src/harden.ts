@@ -10,9 +10,8 @@ import type { NativeHardening } from './native/binding.js'
 
 export function hardenProcess(): NativeHardening {
   try {
-    const h = loadNative().binding.hardenSelf()
-    for (const k of Object.keys(process.env)) if (k.startsWith('LD_') || k.startsWith('DYLD_')) delete process.env[k]
-    return h
+    // The addon unsets LD_*/DYLD_* in the real environment, which process.env reads live.
+    return loadNative().binding.hardenSelf()
   } catch (err) {
     const e = err as { step?: string; syscall?: string; errno?: number; code?: string }
     if (e.syscall) throw new SetupError(e.step ?? 'harden', e.syscall, e.errno ?? 0, e.code ?? 'EUNKNOWN')

@@ -7,9 +7,10 @@
  * today's lookup happens to land on /usr/bin/git.
  */
 import { accessSync, constants, realpathSync, statSync } from 'node:fs'
-import { delimiter, isAbsolute, join, resolve, sep } from 'node:path'
+import { delimiter, isAbsolute, join, resolve } from 'node:path'
 import { z } from 'zod'
 import { PolicyError } from '../errors.js'
+import { isWithin } from '../policy/paths.js'
 
 export const ResolveOptionsSchema = z.object({
   PATH: z.string(),
@@ -53,7 +54,7 @@ function checkTarget(path: string, roots: readonly string[]): ResolvedProgram {
 }
 
 function writableRootOf(path: string, roots: readonly string[]): string | undefined {
-  return roots.find((root) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep))
+  return roots.find((root) => isWithin(path, root))
 }
 
 /** Real path when it exists (so a symlinked directory is judged by its target), else as given. */

@@ -6,9 +6,10 @@
 import { createRequire } from 'node:module'
 import { accessSync, chmodSync, constants, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { basename, dirname, join, resolve, sep } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LoadError } from '../errors.js'
+import { isWithin } from '../policy/paths.js'
 import type { NativeBinding } from './binding.js'
 
 const require = createRequire(import.meta.url)
@@ -84,12 +85,12 @@ let privateLauncher: string | undefined
  */
 export function launcherFor(writeRoots: readonly string[]): string {
   const shipped = loadNative().launcherPath
-  const inside = (root: string) => root === '/' || shipped.startsWith(root.endsWith(sep) ? root : root + sep)
-  if (!writeRoots.some(inside)) return shipped
-  if (privateLauncher && writeRoots.some((r) => r === '/' || privateLauncher!.startsWith(r + sep))) privateLauncher = undefined
+  const writable = (p: string) => writeRoots.some((root) => isWithin(p, root))
+  if (!writable(shipped)) return shipped
+  if (privateLauncher && writable(privateLauncher)) privateLauncher = undefined
   if (!privateLauncher) {
     const dir = mkdtempSync(join(tmpdir(), 'cordon-launcher-'))
-    if (writeRoots.some((r) => r === '/' || dir.startsWith(r + sep))) {
+    if (writable(dir)) {
       rmSync(dir, { recursive: true, force: true })
       // Everywhere we could copy it to is writable by the sandbox too (write
       // root "/", or TMPDIR inside the workspace): nothing to protect it with.

@@ -5,7 +5,8 @@
  * is not the sandbox's doing, whatever the error says.
  */
 import { accessSync, constants, realpathSync, statSync } from 'node:fs'
-import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path'
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
+import { isWithin } from '../policy/paths.js'
 import type { Enforcement } from '../sandbox/enforcement.js'
 
 /**
@@ -20,10 +21,8 @@ import type { Enforcement } from '../sandbox/enforcement.js'
  */
 export type PathRule = 'deny-read' | 'narrowed' | 'outside-read-roots' | 'protected' | 'outside-write-roots' | 'private-tmp'
 
-export function isUnder(path: string, root: string): boolean {
-  if (root === '/') return path.startsWith('/')
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)
-}
+/** `path` is `root` or below it: the one containment test of cordon (policy/paths.ts). */
+export const isUnder = isWithin
 
 /**
  * Canonical form of a path that may not exist yet: the nearest existing

@@ -29,10 +29,11 @@ export function expandPath(raw: string, ctx: ExpandContext): string {
   return isAbsolute(p) ? resolve(p) : resolve(ctx.cwd, p)
 }
 
-/** True when `p` is `root` or below it. Both must be canonical. */
+/** True when `p` is `root` or below it (absolute paths; a trailing separator on `root` is fine). */
 export function isWithin(p: string, root: string): boolean {
-  if (root === '/') return true
-  return p === root || p.startsWith(root + sep)
+  if (root === '/' || root === sep) return p.startsWith(sep)
+  const r = root.endsWith(sep) ? root.slice(0, -1) : root
+  return p === r || p.startsWith(r + sep)
 }
 
 function lstatOrNull(p: string): ReturnType<typeof lstatSync> | null {

@@ -24,7 +24,7 @@
 import type { BwrapFeatures } from './bwrap-probe.js'
 import { namespaceFlags } from './bwrap-probe.js'
 import type { MountOp } from './bwrap-mounts.js'
-import { PLAN_FD, STATUS_FD } from './launch.js'
+import { LAUNCHER_ARGS } from './launch.js'
 
 function opArgs(op: MountOp): string[] {
   const p = op.path
@@ -63,7 +63,6 @@ export function bwrapArgs(input: BwrapArgsInput): string[] {
     '--ro-bind', input.launcher, input.launcher,
     '--',
     input.launcher,
-    '--plan-fd', String(PLAN_FD),
-    '--status-fd', String(STATUS_FD),
+    ...LAUNCHER_ARGS,
   ]
 }

@@ -18,7 +18,7 @@ import type { Enforcement } from '../../sandbox/enforcement.js'
 import { statusOf } from '../../sandbox/enforcement.js'
 import { buildLandlockPlan, type PlanContext } from './plan.js'
 import { probeHost } from './probe.js'
-import { PLAN_FD, STATUS_FD } from './launch.js'
+import { LAUNCHER_ARGS } from './launch.js'
 import type { Prepared } from '../backend.js'
 import { bwrapInWritableRoot } from './bwrap-locate.js'
 import { buildNamespacePlan, type NamespacePlan } from './bwrap-mode.js'
@@ -75,7 +75,7 @@ function materialize(plan: NamespacePlan): Prepared {
 function launcherPrepared(ctx: PlanContext, modeReason: string): Prepared {
   const { template, enforcement } = buildLandlockPlan(ctx)
   enforcement.modeReason = modeReason
-  return { file: launcherFor(ctx.policy.writeRoots), args: ['--plan-fd', String(PLAN_FD), '--status-fd', String(STATUS_FD)], template, enforcement }
+  return { file: launcherFor(ctx.policy.writeRoots), args: [...LAUNCHER_ARGS], template, enforcement }
 }
 
 /** Landlock instead of namespaces: say why, what is lost, and how to get namespaces. */
@@ -118,7 +118,7 @@ function unsandboxed(policy: ResolvedPolicy): Prepared {
   }
   return {
     file: launcherFor(policy.writeRoots),
-    args: ['--plan-fd', String(PLAN_FD), '--status-fd', String(STATUS_FD)],
+    args: [...LAUNCHER_ARGS],
     template: { v: 1, cwd: policy.cwd, rlimits: [], landlock: null, seccomp: null },
     enforcement: {
       mode: 'none',

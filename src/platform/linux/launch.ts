@@ -19,6 +19,8 @@ import type { LauncherPlan } from './plan.js'
 
 export const PLAN_FD = 3
 export const STATUS_FD = 4
+/** The launcher's own arguments: where to read the plan and write the status. */
+export const LAUNCHER_ARGS: readonly string[] = ['--plan-fd', String(PLAN_FD), '--status-fd', String(STATUS_FD)]
 /** Exit status of the launcher when a confinement step failed. */
 export const EXIT_SETUP = 125
 
