@@ -8,6 +8,8 @@ export interface SandboxResult {
   signal: string | null
   stdout: string
   stderr: string
+  /** stdout or stderr went past `maxBuffer` and was cut there (the command itself ran on). */
+  outputTruncated: boolean
   timedOut: boolean
   aborted: boolean
   durationMs: number

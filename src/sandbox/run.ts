@@ -136,6 +136,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
       signal: cmd ? (cmd.signal !== undefined ? signalName(cmd.signal) : null) : stopped ? 'SIGKILL' : r.signal,
       stdout: r.stdout,
       stderr: r.stderr,
+      outputTruncated: r.truncated,
       timedOut,
       aborted,
       durationMs: performance.now() - started,

@@ -23,6 +23,7 @@ function result(stderr: string, over: Partial<SandboxResult> = {}, network: 'on'
     signal: null,
     stdout: '',
     stderr,
+    outputTruncated: false,
     timedOut: false,
     aborted: false,
     durationMs: 1,

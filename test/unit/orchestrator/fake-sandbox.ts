@@ -62,6 +62,7 @@ export function fakeSandboxes(script: Script, cwd: string) {
           signal: null,
           stdout: '',
           stderr: '',
+          outputTruncated: false,
           timedOut: false,
           aborted: false,
           durationMs: 1,

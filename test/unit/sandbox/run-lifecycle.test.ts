@@ -146,3 +146,15 @@ describe('concurrency', () => {
     expect(roff.stderr.trim()).toBe('Address family not supported by protocol')
   })
 })
+
+describe('maxBuffer', () => {
+  it('cuts output at maxBuffer and says so in the result', async () => {
+    const sb = createSandbox(options)
+    const big = await sb.run(['sh', '-c', 'head -c 5000 /dev/zero'], { maxBuffer: 1000 })
+    const small = await sb.run(['sh', '-c', 'echo hi'], { maxBuffer: 1000 })
+    sb.close()
+    expect(big.stdout.length).toBe(1000)
+    expect(big.outputTruncated).toBe(true)
+    expect(small).toMatchObject({ stdout: 'hi\n', outputTruncated: false })
+  })
+})
