@@ -16,9 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cordon.h"
-
-#define LL_CREATE_RULESET_VERSION (1U << 0)
-#define LL_CREATE_RULESET_ERRATA (1U << 1)
+#include "landlock-abi.h"
 
 static int read_int(const char *path) {
   int v = -1;
