@@ -6,7 +6,6 @@
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
-import { PolicyError } from '../errors.js'
 import { approvalModeSchema, promptClassSchema } from './approval-mode.js'
 
 const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'expected a function')
@@ -75,12 +74,7 @@ export const execRequestSchema = z
 export type ExecRequest = z.input<typeof execRequestSchema>
 export type ExecRequestParsed = z.output<typeof execRequestSchema>
 
-export function parseWith<S extends z.ZodType>(schema: S, input: unknown, where: string): z.output<S> {
-  const r = schema.safeParse(input ?? {})
-  if (r.success) return r.data
-  const issue = r.error.issues[0]!
-  throw new PolicyError(issue.message, { where: `${where}: ${issue.path.join('.') || '(root)'}`, cause: r.error })
-}
+export { parseWith } from '../policy/parse-with.js'
 
 export function expandHome(p: string): string {
   if (p === '~') return homedir()

@@ -87,7 +87,7 @@ class OrchestratorImpl implements Orchestrator {
   private writableRoots: string[] | undefined
 
   constructor(raw: OrchestratorOptions) {
-    this.o = parseWith(orchestratorOptionsSchema, raw, 'createOrchestrator options')
+    this.o = parseWith(orchestratorOptionsSchema, raw ?? {}, 'createOrchestrator options')
     const strict = this.o.strictReview ?? this.o.reviewer !== undefined
     if (strict && !this.o.reviewer) throw new PolicyError('strictReview needs a reviewer callback', { where: 'createOrchestrator options: reviewer' })
     this.base = this.o.sandbox as SandboxOptions
@@ -113,7 +113,7 @@ class OrchestratorImpl implements Orchestrator {
   }
 
   async assess(raw: ExecRequest): Promise<Assessment> {
-    const req = parseWith(execRequestSchema, raw, 'exec request')
+    const req = parseWith(execRequestSchema, raw ?? {}, 'exec request')
     const cwd = resolve(this.baseCwd, req.cwd ?? '.')
     const policy = await this.store.current()
     const decision = this.decide(policy, req.command, cwd, req)
@@ -121,7 +121,7 @@ class OrchestratorImpl implements Orchestrator {
   }
 
   async exec(raw: ExecRequest): Promise<ExecOutcome> {
-    const req = parseWith(execRequestSchema, raw, 'exec request')
+    const req = parseWith(execRequestSchema, raw ?? {}, 'exec request')
     const signal = AbortSignal.any([this.stop.signal, ...(req.signal ? [req.signal] : [])])
     if (signal.aborted) throw new AbortError('aborted before the command was decided')
     const cwd = resolve(this.baseCwd, req.cwd ?? '.')

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { PolicyError } from '../errors.js'
+import { parseWith } from './parse-with.js'
 import { packageRoot } from '../native/load.js'
 import { profileSchema, type Profile, type ProfileInput } from './schema.js'
 
@@ -32,11 +33,7 @@ function readJson(path: string, what: string): unknown {
 
 /** Turn a zod failure into a PolicyError naming the first offending field. */
 export function parseProfile(input: unknown, source: string): Profile {
-  const r = profileSchema.safeParse(input)
-  if (r.success) return r.data
-  const issue = r.error.issues[0]!
-  const where = `${source}: ${issue.path.length ? issue.path.join('.') : '(root)'}`
-  throw new PolicyError(issue.message, { where, cause: r.error })
+  return parseWith(profileSchema, input, source)
 }
 
 let secretsCache: string[] | undefined

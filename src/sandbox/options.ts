@@ -1,6 +1,7 @@
 /** createSandbox() options, validated with zod at the API boundary. */
 import { z } from 'zod'
 import { PolicyError } from '../errors.js'
+import { parseWith } from '../policy/parse-with.js'
 import { compatSchema, limitsSchema, modeSchema } from '../policy/schema.js'
 
 const paths = z.array(z.string().min(1)).optional()
@@ -31,10 +32,7 @@ export type SandboxOptions = z.input<typeof sandboxOptionsSchema>
 export type ParsedSandboxOptions = z.output<typeof sandboxOptionsSchema>
 
 export function parseSandboxOptions(input: unknown): ParsedSandboxOptions {
-  const r = sandboxOptionsSchema.safeParse(input ?? {})
-  if (r.success) return r.data
-  const issue = r.error.issues[0]!
-  throw new PolicyError(issue.message, { where: `createSandbox options: ${issue.path.join('.') || '(root)'}`, cause: r.error })
+  return parseWith(sandboxOptionsSchema, input ?? {}, 'createSandbox options')
 }
 
 export const runOptionsSchema = z
@@ -53,10 +51,7 @@ export const runOptionsSchema = z
 export type RunOptions = z.input<typeof runOptionsSchema>
 
 export function parseRunOptions(input: unknown): z.output<typeof runOptionsSchema> {
-  const r = runOptionsSchema.safeParse(input ?? {})
-  if (r.success) return r.data
-  const issue = r.error.issues[0]!
-  throw new PolicyError(issue.message, { where: `run options: ${issue.path.join('.') || '(root)'}`, cause: r.error })
+  return parseWith(runOptionsSchema, input ?? {}, 'run options')
 }
 
 export function parseArgv(argv: unknown): string[] {
