@@ -27,6 +27,12 @@ const char *errno_name(int err) {
     case ENOSPC: return "ENOSPC";
     case EUSERS: return "EUSERS";
     case ECHILD: return "ECHILD";
+    case EPIPE: return "EPIPE";
+    case ECONNRESET: return "ECONNRESET";
+    case ETIMEDOUT: return "ETIMEDOUT";
+    case EMSGSIZE: return "EMSGSIZE";
+    case EMFILE: return "EMFILE";
+    case EAGAIN: return "EAGAIN";
     default: return "EUNKNOWN";
   }
 }
@@ -158,10 +164,58 @@ Napi::Value CompileSeccomp(const Napi::CallbackInfo &info) {
   return out;
 }
 
+#ifdef __linux__
+Napi::Value FdPair(Napi::Env env, int (*make)(int[2], cordon_err *)) {
+  int fds[2];
+  cordon_err e{};
+  if (make(fds, &e) < 0) return ThrowCordonError(env, e);
+  Napi::Array out = Napi::Array::New(env, 2);
+  out.Set(0u, Napi::Number::New(env, fds[0]));
+  out.Set(1u, Napi::Number::New(env, fds[1]));
+  return out;
+}
+
+// pipe() → [readFd, writeFd], both close-on-exec.
+Napi::Value Pipe(const Napi::CallbackInfo &info) { return FdPair(info.Env(), cordon_pipe); }
+
+// seqpacketPair() → two connected SOCK_SEQPACKET unix sockets, close-on-exec.
+Napi::Value SeqpacketPair(const Napi::CallbackInfo &info) { return FdPair(info.Env(), cordon_seqpacket_pair); }
+
+// zygoteCall(socketFd, request: Buffer, fds: number[], timeoutMs) → int32 reply.
+Napi::Value ZygoteCall(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 4 || !info[0].IsNumber() || !info[1].IsBuffer() || !info[2].IsArray() || !info[3].IsNumber()) {
+    Napi::TypeError::New(env, "zygoteCall(fd: number, request: Buffer, fds: number[], timeoutMs: number)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  Napi::Buffer<uint8_t> req = info[1].As<Napi::Buffer<uint8_t>>();
+  Napi::Array arr = info[2].As<Napi::Array>();
+  std::vector<int> fds(arr.Length());
+  for (uint32_t i = 0; i < arr.Length(); i++) {
+    if (!arr.Get(i).IsNumber()) {
+      Napi::TypeError::New(env, "zygoteCall: fds must be numbers").ThrowAsJavaScriptException();
+      return env.Undefined();
+    }
+    fds[i] = arr.Get(i).As<Napi::Number>().Int32Value();
+  }
+  int result = 0;
+  cordon_err e{};
+  if (cordon_zygote_call(info[0].As<Napi::Number>().Int32Value(), req.Data(), req.Length(), fds.data(), fds.size(),
+                         info[3].As<Napi::Number>().Int32Value(), &result, &e) < 0)
+    return ThrowCordonError(env, e);
+  return Napi::Number::New(env, result);
+}
+#endif
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("compileSeccomp", Napi::Function::New(env, CompileSeccomp, "compileSeccomp"));
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
   exports.Set("hardenSelf", Napi::Function::New(env, HardenSelf, "hardenSelf"));
+#ifdef __linux__
+  exports.Set("pipe", Napi::Function::New(env, Pipe, "pipe"));
+  exports.Set("seqpacketPair", Napi::Function::New(env, SeqpacketPair, "seqpacketPair"));
+  exports.Set("zygoteCall", Napi::Function::New(env, ZygoteCall, "zygoteCall"));
+#endif
   exports.Set("abiVersion", Napi::Number::New(env, 1));
   return exports;
 }

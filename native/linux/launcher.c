@@ -3,6 +3,8 @@
  *
  *   cordon-launcher --plan-fd N --status-fd M
  *
+ *   cordon-launcher --zygote        (a spawn server: zygote.c)
+ *
  * Reads the plan (JSON) from fd N until EOF, then applies, in this order:
  *   setsid → parent death signal → cwd → close fds → rlimits →
  *   capabilities → no_new_privs → fork; in the child: Landlock → seccomp
@@ -81,12 +83,13 @@ static int run_steps(const struct plan *p, int status_fd, struct applied *a, str
   return 0;
 }
 
-int main(int argc, char **argv) {
+/* The launcher proper, on an already-open plan fd and status fd: also the
+ * entry point of each child the zygote forks (zygote.c). Returns only on
+ * failure, with the exit status to use. */
+int launcher_run(int plan_fd, int status_fd) {
   struct plan plan;
   struct applied applied;
   struct cordon_err err;
-  int plan_fd = parse_fd_arg(argc, argv, "--plan-fd");
-  int status_fd = parse_fd_arg(argc, argv, "--status-fd");
   memset(&applied, 0, sizeof applied);
   memset(&err, 0, sizeof err);
   if (plan_fd < 3 || status_fd < 3 || fcntl(status_fd, F_SETFD, FD_CLOEXEC) < 0) return EXIT_SETUP;
@@ -95,4 +98,9 @@ int main(int argc, char **argv) {
   }
   status_write_err(status_fd, &err);
   return EXIT_SETUP;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--zygote") == 0) return zygote_main();
+  return launcher_run(parse_fd_arg(argc, argv, "--plan-fd"), parse_fd_arg(argc, argv, "--status-fd"));
 }

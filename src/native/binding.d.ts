@@ -35,5 +35,11 @@ export interface NativeBinding {
   compileSeccomp(rules: NativeSeccompRule[]): Buffer
   probe(withUserns?: boolean): NativeProbe
   hardenSelf(): NativeHardening
+  /** Linux: a close-on-exec pipe, [readFd, writeFd]. */
+  pipe(): [number, number]
+  /** Linux: two connected close-on-exec SOCK_SEQPACKET unix sockets. */
+  seqpacketPair(): [number, number]
+  /** Linux: one zygote request with its descriptors; the int32 reply (pid, 0 or -errno). */
+  zygoteCall(fd: number, request: Buffer, fds: number[], timeoutMs: number): number
   abiVersion: number
 }

@@ -3,6 +3,9 @@ import type { Enforcement } from '../sandbox/enforcement.js'
 import type { LauncherPlan } from './linux/plan.js'
 
 export interface Prepared {
+  /** The launcher binary: it runs as the zygote that forks every child. */
+  launcher: string
+  /** What the child runs: the launcher itself (`file` = `launcher`), or bwrap with the launcher inside. */
   file: string
   args: string[]
   template: Omit<LauncherPlan, 'argv' | 'env' | 'compat'>

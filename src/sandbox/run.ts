@@ -6,7 +6,7 @@
 import { constants } from 'node:os'
 import type { Readable, Writable } from 'node:stream'
 import { AbortError } from '../errors.js'
-import { launch, setupErrorFrom, type LaunchStatus } from '../platform/linux/launch.js'
+import { launch, setupErrorFrom, type LaunchedChild, type LaunchStatus } from '../platform/linux/launch.js'
 import type { Prepared } from '../platform/backend.js'
 import type { ResolvedPolicy } from '../policy/resolve.js'
 import type { Compat } from '../policy/schema.js'
@@ -41,30 +41,12 @@ const TEARDOWN_GRACE_MS = 1000
  * mode it ends bwrap, which takes the pid namespace down. A group SIGKILL
  * follows if the launcher is still there after the grace period.
  */
-function tearDown(child: { pid?: number | undefined; exitCode: number | null; signalCode: string | null }): void {
-  if (!child.pid) return
-  try {
-    process.kill(child.pid, 'SIGUSR2')
-  } catch {
-    /* already gone */
-  }
+function tearDown(child: LaunchedChild): void {
+  child.kill('SIGUSR2', false)
   const fallback = setTimeout(() => {
-    if (child.exitCode === null && child.signalCode === null) killGroup(child.pid, 'SIGKILL')
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL', true)
   }, TEARDOWN_GRACE_MS)
   fallback.unref()
-}
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid) return
-  try {
-    process.kill(-pid, signal) // the child called setsid(): its pid is its process group
-  } catch {
-    try {
-      process.kill(pid, signal)
-    } catch {
-      /* already gone */
-    }
-  }
 }
 
 function applied(expected: Enforcement, st: LaunchStatus): Enforcement {
@@ -96,6 +78,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   const plan = { ...prepared.template, argv, env: envList(policy, opts.env), compat }
   const started = performance.now()
   const { child, started: status, final, exit } = launch({
+    launcher: prepared.launcher,
     file: prepared.file,
     args: prepared.args,
     plan,
@@ -107,7 +90,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   })
   let timedOut = false
   let aborted = false
-  const kill = (signal: NodeJS.Signals = 'SIGTERM') => killGroup(child.pid, signal)
+  const kill = (signal: NodeJS.Signals = 'SIGTERM') => void child.kill(signal, true)
   const timer = opts.timeout ? setTimeout(() => ((timedOut = true), tearDown(child)), opts.timeout) : undefined
   const onAbort = () => ((aborted = true), tearDown(child))
   opts.signal?.addEventListener('abort', onAbort, { once: true })

@@ -87,9 +87,10 @@ export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReaso
   const prot = expandProtected(policy.protectedPaths, policy.writeRoots)
   const mounts = planMounts({ writeRoots: policy.writeRoots, protectedPaths: prot.paths, denyRead: policy.denyRead, visible: [policy.cwd] })
   const rules = probe.landlockAbi !== null ? namespaceLandlockRules(policy, mounts.privateDirs) : null
-  const args = bwrapArgs({ features: bwrap.features, networkOff: policy.network === 'off', ops: mounts.ops, launcher: launcherFor(policy.writeRoots) })
+  const launcher = launcherFor(policy.writeRoots)
+  const args = bwrapArgs({ features: bwrap.features, networkOff: policy.network === 'off', ops: mounts.ops, launcher })
   return {
-    prepared: { file: bwrap.path, args, template: launcherTemplate(ctx, rules), enforcement: enforcementFor(ctx, bwrap, mounts, prot.paths, prot.notes, modeReason) },
+    prepared: { launcher, file: bwrap.path, args, template: launcherTemplate(ctx, rules), enforcement: enforcementFor(ctx, bwrap, mounts, prot.paths, prot.notes, modeReason) },
     placeholders: mounts.placeholders,
   }
 }

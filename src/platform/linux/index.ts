@@ -75,7 +75,8 @@ function materialize(plan: NamespacePlan): Prepared {
 function launcherPrepared(ctx: PlanContext, modeReason: string): Prepared {
   const { template, enforcement } = buildLandlockPlan(ctx)
   enforcement.modeReason = modeReason
-  return { file: launcherFor(ctx.policy.writeRoots), args: [...LAUNCHER_ARGS], template, enforcement }
+  const launcher = launcherFor(ctx.policy.writeRoots)
+  return { launcher, file: launcher, args: [...LAUNCHER_ARGS], template, enforcement }
 }
 
 /** Landlock instead of namespaces: say why, what is lost, and how to get namespaces. */
@@ -116,8 +117,10 @@ function unsandboxed(policy: ResolvedPolicy): Prepared {
   if (policy.denyRead.length || policy.denyGlobs.length) {
     throw new PolicyError('an unsandboxed profile cannot deny reads (set filesystem.denySecrets: false and denyRead: [] to run without a sandbox)', { where: 'profile.unsandboxed' })
   }
+  const launcher = launcherFor(policy.writeRoots)
   return {
-    file: launcherFor(policy.writeRoots),
+    launcher,
+    file: launcher,
     args: [...LAUNCHER_ARGS],
     template: { v: 1, cwd: policy.cwd, rlimits: [], landlock: null, seccomp: null },
     enforcement: {

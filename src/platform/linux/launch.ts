@@ -1,21 +1,26 @@
 /**
- * Spawn the launcher with the plan on fd 3 and the status pipe on fd 4, and
- * turn its report into a result or a typed error.
+ * Start a sandboxed child — the launcher with the plan on fd 3 and the
+ * status pipe on fd 4, or bwrap with the launcher inside — through the
+ * launcher zygote (zygote.ts), and turn its report into a result or a typed
+ * error.
  *
- * The launcher itself gets an empty environment: LD_PRELOAD and friends in
- * the caller's environment must not run code in it before it confines
- * anything. The command's environment travels inside the plan.
+ * The child gets an empty environment: LD_PRELOAD and friends in the
+ * caller's environment must not run code in it before it confines anything.
+ * The command's environment travels inside the plan.
  *
- * This hot path uses node:child_process directly rather than execa: `npm
- * run bench` shows execa's per-spawn bookkeeping alone costs more than the
- * whole 1.3× budget cordon has over a bare spawn. execa is used where a
- * spawn is not per-command (hooks, bwrap probing, tests).
+ * This hot path does not use execa: `npm run bench` shows execa's per-spawn
+ * bookkeeping alone costs more than the whole 1.3× budget cordon has over a
+ * bare spawn. execa is used where a spawn is not per-command (hooks, bwrap
+ * probing, tests).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { constants } from 'node:os'
-import type { Readable } from 'node:stream'
+import { closeSync, openSync } from 'node:fs'
+import { Socket } from 'node:net'
+import type { Readable, Writable } from 'node:stream'
 import { SetupError } from '../../errors.js'
+import { loadNative } from '../../native/load.js'
+import { errnoName } from './errno.js'
 import type { LauncherPlan } from './plan.js'
+import { zygoteFor, type ChildExit, type ChildFds, type Zygote } from './zygote.js'
 
 export const PLAN_FD = 3
 export const STATUS_FD = 4
@@ -41,11 +46,12 @@ export interface LaunchStatus {
   detail?: string
 }
 
-const errnoNames = new Map(Object.entries(constants.errno).map(([k, v]) => [v, k]))
-export const errnoName = (n: number): string => errnoNames.get(n) ?? `E${n}`
+export { errnoName }
 
 export interface LaunchSpec {
-  /** Executable to spawn: the launcher, or bwrap with the launcher inside. */
+  /** The launcher binary (it runs as the zygote). */
+  launcher: string
+  /** What the child runs: the launcher itself when `file` is `launcher`, else `file args` (bwrap with the launcher inside). */
   file: string
   args: string[]
   plan: LauncherPlan
@@ -65,8 +71,20 @@ export interface Exit {
   truncated: boolean
 }
 
+/** The started child, as much of a ChildProcess as the sandbox needs. */
+export interface LaunchedChild {
+  pid: number
+  stdin: Writable | null
+  stdout: Readable | null
+  stderr: Readable | null
+  exitCode: number | null
+  signalCode: NodeJS.Signals | null
+  /** Signal the child (`group`: its process group); false when it is already gone. */
+  kill(signal: NodeJS.Signals, group: boolean): boolean
+}
+
 export interface Launched {
-  child: ChildProcess
+  child: LaunchedChild
   /** The setup record: resolves as soon as the command started (or setup failed). */
   started: Promise<LaunchStatus | undefined>
   /** Everything the launcher said, once the status pipe closed. */
@@ -158,35 +176,96 @@ function statusReader(stream: Readable | null | undefined): { started: Promise<L
   return { started, final }
 }
 
-export function launch(spec: LaunchSpec): Launched {
-  const stdin = spec.input !== undefined ? 'pipe' : spec.stdin
-  const child = spawn(spec.file, spec.args, {
-    stdio: [stdin, spec.stdout, spec.stderr, 'pipe', 'pipe'],
-    env: {},
-  })
-  const planPipe = child.stdio[PLAN_FD] as NodeJS.WritableStream | null
-  planPipe?.on('error', () => {}) // a launcher that died early: reported through status/exit
-  planPipe?.end(JSON.stringify(spec.plan))
-  if (spec.input !== undefined) {
-    child.stdin?.on('error', () => {})
-    child.stdin?.end(spec.input)
+let devNull: number | undefined
+
+/** Our end and the child's end of one of its standard descriptors. */
+interface StdioPair {
+  mine: number | undefined
+  theirs: number
+  /** The child's end is ours to close once the zygote has it. */
+  owned: boolean
+}
+
+function stdio(kind: 'pipe' | 'ignore' | 'inherit', fd: 0 | 1 | 2, pipe: () => [number, number]): StdioPair {
+  if (kind === 'inherit') return { mine: undefined, theirs: fd, owned: false }
+  if (kind === 'ignore') return { mine: undefined, theirs: (devNull ??= openSync('/dev/null', 'r+')), owned: false }
+  const [r, w] = pipe()
+  return fd === 0 ? { mine: w, theirs: r, owned: true } : { mine: r, theirs: w, owned: true }
+}
+
+const closeQuietly = (fd: number | undefined) => {
+  if (fd === undefined) return
+  try {
+    closeSync(fd)
+  } catch {
+    /* already closed */
   }
+}
+
+/** The five descriptors of a child: [stdin, stdout, stderr, plan, status]. */
+function childDescriptors(spec: LaunchSpec, stdinKind: 'pipe' | 'ignore' | 'inherit'): StdioPair[] {
+  const { binding } = loadNative()
+  const pairs: StdioPair[] = []
+  try {
+    pairs.push(stdio(stdinKind, 0, binding.pipe), stdio(spec.stdout, 1, binding.pipe), stdio(spec.stderr, 2, binding.pipe))
+    const [planR, planW] = binding.pipe()
+    pairs.push({ mine: planW, theirs: planR, owned: true })
+    const [statusR, statusW] = binding.pipe()
+    pairs.push({ mine: statusR, theirs: statusW, owned: true })
+    return pairs
+  } catch (e) {
+    for (const p of pairs) (closeQuietly(p.mine), p.owned && closeQuietly(p.theirs))
+    throw e
+  }
+}
+
+const reader = (fd: number | undefined) => (fd === undefined ? null : new Socket({ fd, readable: true, writable: false }))
+const writer = (fd: number | undefined) => (fd === undefined ? null : new Socket({ fd, readable: false, writable: true }))
+
+function startChild(z: Zygote, spec: LaunchSpec, pairs: StdioPair[]): { pid: number; exited: Promise<ChildExit> } {
+  const fds = pairs.map((p) => p.theirs) as ChildFds
+  const job = spec.file === spec.launcher ? ({ kind: 'launcher' } as const) : ({ kind: 'exec', file: spec.file, args: spec.args } as const)
+  try {
+    return z.start(job, fds)
+  } catch (e) {
+    for (const p of pairs) closeQuietly(p.mine)
+    throw e
+  } finally {
+    for (const p of pairs) if (p.owned) closeQuietly(p.theirs) // the child has its copies now
+  }
+}
+
+export function launch(spec: LaunchSpec): Launched {
+  const stdinKind = spec.input !== undefined ? 'pipe' : spec.stdin
+  const z = zygoteFor(spec.launcher)
+  const pairs = childDescriptors(spec, stdinKind)
+  const { pid, exited } = startChild(z, spec, pairs)
+  const [stdin, stdout, stderr, plan, status] = [writer(pairs[0]!.mine), reader(pairs[1]!.mine), reader(pairs[2]!.mine), writer(pairs[3]!.mine), reader(pairs[4]!.mine)]
+  plan?.on('error', () => {}) // a launcher that died early: reported through status/exit
+  plan?.end(JSON.stringify(spec.plan))
+  if (spec.input !== undefined) {
+    stdin?.on('error', () => {})
+    stdin?.end(spec.input)
+  }
+  const child: LaunchedChild = { pid, stdin, stdout, stderr, exitCode: null, signalCode: null, kill: (signal, group) => z.kill(pid, signal, group) }
   const max = spec.maxBuffer ?? 64 * 1024 * 1024
-  const reader = statusReader(child.stdio[STATUS_FD] as Readable)
-  const out = readAll(child.stdout, max)
-  const err = readAll(child.stderr, max)
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
-    child.on('error', () => resolve([null, null]))
-    child.on('close', (code, signal) => resolve([code, signal]))
+  const statusRead = statusReader(status)
+  const out = readAll(stdout, max)
+  const err = readAll(stderr, max)
+  const done = exited.then((x) => {
+    child.exitCode = x.exitCode
+    child.signalCode = x.signal
+    stdin?.destroy() // as node:child_process does: nobody reads it any more
+    return x
   })
-  const exit = Promise.all([exited, out, err]).then(([[exitCode, signal], o, e]) => ({
-    exitCode,
-    signal,
+  const exit = Promise.all([done, out, err]).then(([x, o, e]) => ({
+    exitCode: x.exitCode,
+    signal: x.signal,
     stdout: o.text,
     stderr: e.text,
     truncated: o.truncated || e.truncated,
   }))
-  return { child, started: reader.started, final: reader.final, exit }
+  return { child, started: statusRead.started, final: statusRead.final, exit }
 }
 
 /** A launcher error record → the typed error the caller sees. */

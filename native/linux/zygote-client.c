@@ -1,0 +1,76 @@
+/*
+ * zygote-client.c — the addon's side of the zygote protocol (zygote.c):
+ * descriptors for a child, and one synchronous request/reply.
+ *
+ * Everything is created close-on-exec: a descriptor meant for one sandboxed
+ * command must never leak into another child the caller spawns meanwhile
+ * (an open pipe end would also keep the command's output from reaching EOF).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "cordon.h"
+
+#define MAX_FDS 8
+
+int cordon_pipe(int fds[2], struct cordon_err *e) {
+  if (pipe2(fds, O_CLOEXEC) == 0) return 0;
+  cordon_err_set(e, "launch", "pipe2", errno);
+  return -1;
+}
+
+/* SOCK_SEQPACKET keeps message boundaries, so a request and the descriptors
+ * attached to it arrive together and alone (unix(7)). */
+int cordon_seqpacket_pair(int fds[2], struct cordon_err *e) {
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) == 0) return 0;
+  cordon_err_set(e, "launch", "socketpair", errno);
+  return -1;
+}
+
+static int send_request(int sock, const void *msg, size_t len, const int *fds, size_t nfds) {
+  union { char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)]; struct cmsghdr align; } ctl;
+  struct iovec iov = {(void *)msg, len};
+  struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+  memset(&ctl, 0, sizeof ctl);
+  if (nfds) {
+    m.msg_control = ctl.buf;
+    m.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+    memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+  }
+  ssize_t n;
+  do n = sendmsg(sock, &m, MSG_NOSIGNAL); while (n < 0 && errno == EINTR);
+  return n == (ssize_t)len ? 0 : -1;
+}
+
+/* The reply is one int32; a zygote that does not answer within the timeout
+ * is treated as gone rather than hanging the caller's event loop. */
+static int read_reply(int sock, int timeout_ms, int32_t *out) {
+  struct pollfd p = {sock, POLLIN, 0};
+  int r;
+  do r = poll(&p, 1, timeout_ms); while (r < 0 && errno == EINTR);
+  if (r == 0) { errno = ETIMEDOUT; return -1; }
+  if (r < 0) return -1;
+  ssize_t n;
+  do n = recv(sock, out, sizeof *out, 0); while (n < 0 && errno == EINTR);
+  if (n == (ssize_t)sizeof *out) return 0;
+  if (n >= 0) errno = ECONNRESET; /* closed: the zygote died */
+  return -1;
+}
+
+int cordon_zygote_call(int sock, const void *msg, size_t len, const int *fds, size_t nfds, int timeout_ms, int *result,
+                       struct cordon_err *e) {
+  int32_t v = 0;
+  if (nfds > MAX_FDS) { cordon_err_set(e, "launch", "sendmsg", EINVAL); return -1; }
+  if (send_request(sock, msg, len, fds, nfds) < 0) { cordon_err_set(e, "launch", "sendmsg", errno); return -1; }
+  if (read_reply(sock, timeout_ms, &v) < 0) { cordon_err_set(e, "launch", "recv", errno); return -1; }
+  *result = v;
+  return 0;
+}
