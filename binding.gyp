@@ -40,7 +40,7 @@
             "native/linux/launcher.c", "native/linux/json.c", "native/linux/plan.c",
             "native/linux/process.c", "native/linux/caps.c", "native/linux/landlock.c",
             "native/linux/seccomp.c", "native/linux/exec.c", "native/linux/supervise.c",
-            "native/linux/status.c", "native/linux/zygote.c"
+            "native/linux/status.c", "native/linux/zygote.c", "native/linux/zygote-child.c"
           ],
           "cflags": ["<@(hardening_cflags)", "-std=gnu11"],
           "ldflags": ["-static-pie", "-Wl,-z,relro,-z,now"]

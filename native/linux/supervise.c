@@ -56,15 +56,27 @@ static void on(int sig, void (*handler)(int)) {
   sigaction(sig, &sa, NULL);
 }
 
+static const int handled[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR2};
+#define N_HANDLED (sizeof handled / sizeof *handled)
+
+/* Block the handled signals while the command starts: one that arrives
+ * before its pid is known stays pending and is acted on once it is (an
+ * early SIGUSR2 — tear-down, or the caller's death — is never lost). */
+static void block_handled(sigset_t *old) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (size_t i = 0; i < N_HANDLED; i++) sigaddset(&set, handled[i]);
+  sigprocmask(SIG_BLOCK, &set, old);
+}
+
 static void install_handlers(pid_t caller) {
-  static const int forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT};
-  for (size_t i = 0; i < sizeof forwarded / sizeof *forwarded; i++) on(forwarded[i], forward);
+  for (size_t i = 0; i + 1 < N_HANDLED; i++) on(handled[i], forward);
   on(SIGUSR2, teardown);
   signal(SIGPIPE, SIG_IGN); /* the caller may be gone when the exit record is written */
   /* The caller's death now means tear-down, not an abrupt SIGKILL that
    * would leave the command's setsid()'d descendants behind. */
   prctl(PR_SET_PDEATHSIG, SIGUSR2);
-  if (getppid() != caller) teardown(SIGUSR2);
+  if (getppid() != caller) raise(SIGUSR2); /* pending until the command's pid is known */
 }
 
 /* Kill every child listed in /proc/self/task/<tid>/children; returns how many. */
@@ -109,7 +121,17 @@ struct child_args {
   int status_fd;
   pid_t supervisor;
   struct applied *a;
+  sigset_t mask; /* the signal mask to exec the command with */
 };
+
+/* The command gets default handling of the supervisor's signals and the
+ * original mask. Handlers first: a signal pending now must act on the
+ * command itself (SIGTERM ends it), not run the supervisor's handler here. */
+static void restore_signals(const struct child_args *c) {
+  for (size_t i = 0; i < N_HANDLED; i++) signal(handled[i], SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &c->mask, NULL);
+}
 
 /* The command's process: confine, report, execve. Never returns.
  * It runs on its own stack in the supervisor's memory (see start_command),
@@ -129,6 +151,7 @@ static int child_exec(void *arg) {
     _exit(125);
   }
   status_write_ok(c->status_fd, c->a);
+  restore_signals(c);
   step_exec(c->p, &e);
   status_write_err(c->status_fd, &e);
   _exit(e.err == ENOENT ? 127 : 126);
@@ -148,14 +171,16 @@ static pid_t start_command(struct child_args *c) {
 int step_supervise(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e) {
   pid_t self = getpid(), caller = getppid(), child;
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) { cordon_err_set(e, "supervise", "prctl(PR_SET_CHILD_SUBREAPER)", errno); return -1; }
-  struct child_args c = {p, status_fd, self, a};
+  struct child_args c = {p, status_fd, self, a, {{0}}};
+  block_handled(&c.mask);
+  install_handlers(caller);
   child = start_command(&c);
   if (child < 0) { cordon_err_set(e, "supervise", "clone", errno); return -1; }
   command_pid = child;
+  sigprocmask(SIG_SETMASK, &c.mask, NULL); /* pending signals act now */
   /* Not dumpable: the command (same uid) cannot open /proc/<supervisor>/mem
    * or environ (ptrace access mode checks, ptrace(2)). */
   prctl(PR_SET_DUMPABLE, 0);
-  install_handlers(caller);
   /* The supervisor does not hold the command's stdio open. */
   close(0); close(1); close(2);
   int status = wait_command(child);

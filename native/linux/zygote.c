@@ -19,13 +19,14 @@
  * Each gets one int32 reply: the child's pid, 0 for K, or -errno.
  * Events (stream): "PID WAITSTATUS\n" for every child reaped.
  *
+ * Launcher children are forked one request ahead (the "spare",
+ * zygote-child.c), so the fork is not on the caller's path.
  * The zygote dies with its caller (PR_SET_PDEATHSIG), which delivers each
  * running supervisor its own parent-death signal: tear-down, as before.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,25 +34,13 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "launcher.h"
+#include "zygote.h"
 
-#define REQ_FD 3
-#define EVENT_FD 4
-#define CHILD_FDS 5            /* stdin, stdout, stderr, plan, status */
-#define MAX_REQUEST (1u << 20) /* a bwrap argv is kilobytes */
 #define MAX_ARGS 4096
 #define MAX_CHILDREN 4096
-
-struct request {
-  char *buf;
-  size_t len;
-  int fds[CHILD_FDS];
-  size_t nfds;
-};
 
 /* Live (unreaped) children: only these may be signalled through "K". A pid
  * is not reused while its zombie exists, so a K for a pid in this table
@@ -76,33 +65,6 @@ static void reply(int value) {
   while (send(REQ_FD, &v, sizeof v, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
 }
 
-static void close_fds(struct request *r) {
-  for (size_t i = 0; i < r->nfds; i++) close(r->fds[i]);
-  r->nfds = 0;
-}
-
-/* One message and the descriptors attached to it. Descriptors arrive
- * close-on-exec (MSG_CMSG_CLOEXEC) so none leaks into an unrelated child. */
-static ssize_t receive(struct request *r) {
-  union { char buf[CMSG_SPACE(sizeof(int) * CHILD_FDS)]; struct cmsghdr align; } ctl;
-  struct iovec iov = {r->buf, MAX_REQUEST};
-  struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
-  ssize_t n;
-  r->nfds = 0;
-  do n = recvmsg(REQ_FD, &msg, MSG_CMSG_CLOEXEC); while (n < 0 && errno == EINTR);
-  if (n <= 0) return n;
-  for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (size_t i = 0; i < k && r->nfds < CHILD_FDS; i++) memcpy(&r->fds[r->nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-  }
-  /* A truncated message or descriptor list is not a request we understood. */
-  if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) { close_fds(r); errno = EMSGSIZE; return -1; }
-  r->len = (size_t)n;
-  r->buf[n] = 0;
-  return n;
-}
-
 /* Split "A\0B\0C\0" into fields; returns how many. */
 static size_t fields(struct request *r, char **out, size_t max) {
   size_t n = 0;
@@ -110,75 +72,24 @@ static size_t fields(struct request *r, char **out, size_t max) {
   return n;
 }
 
-/* The child starts from a clean slate: default signal handling and an empty
- * mask (both survive execve, signal(7)), and nothing of the zygote's own. */
-static void reset_child(int sig_fd, mode_t mask) {
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);
-  signal(SIGPIPE, SIG_DFL);
-  close(sig_fd);
-  umask(mask);
-}
-
-/* Move the five received descriptors to 0..4 and close everything else
- * (the request socket and the event stream included). dup2(2) clears
- * close-on-exec on the copies; the received fds are all above 4. */
-static int place_fds(const struct request *r) {
-  for (int i = 0; i < CHILD_FDS; i++)
-    if (dup2(r->fds[i], i) < 0) return -1;
-  return (int)syscall(SYS_close_range, CHILD_FDS, ~0U, 0);
-}
-
-struct job {
-  struct request *r;
-  char **f;
-  int sig_fd;
-};
-
-/* Namespace mode: exec bwrap on fds 0..4, with an empty environment (the
- * command's environment travels in the plan); bwrap keeps fds 3 and 4 open
- * for the launcher it runs. Only system calls here: this child shares the
- * zygote's memory until execve (see start_exec). */
-static int exec_child(void *arg) {
-  struct job *j = arg;
-  char *envp[] = {NULL};
-  reset_child(j->sig_fd, (mode_t)strtoul(j->f[1], NULL, 8) & 0777);
-  if (place_fds(j->r) < 0) _exit(125);
-  execve(j->f[2], j->f + 2, envp);
-  struct cordon_err e;
-  cordon_err_set(&e, "launch", "execve", errno);
-  snprintf(e.detail, sizeof e.detail, "%s", j->f[2]);
-  status_write_err(4, &e);
-  _exit(127);
-}
-
-/* Like posix_spawn(3): CLONE_VM | CLONE_VFORK copies no page tables and
- * suspends the zygote until the child has exec'd (clone(2)). */
-static pid_t start_exec(struct job *j) {
-  static char stack[64 * 1024] __attribute__((aligned(16)));
-  return clone(exec_child, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, j);
-}
-
-/* Launcher mode: a plain fork, since the child runs the whole launcher
- * (it allocates, and it never execs itself). */
-static pid_t start_launcher(struct job *j) {
-  pid_t pid = fork();
-  if (pid != 0) return pid;
-  reset_child(j->sig_fd, (mode_t)strtoul(j->f[1], NULL, 8) & 0777);
-  if (place_fds(j->r) < 0) _exit(125);
-  _exit(launcher_run(3, 4));
+static pid_t start(struct request *r, char **f, int sig_fd) {
+  if (f[0][0] == 'X') return zy_start_exec(r, f + 2, f[1], sig_fd);
+  pid_t pid = zy_spare_take(r, f[1]);
+  return pid > 0 ? pid : zy_start_launcher(r, f[1], sig_fd);
 }
 
 static void spawn_request(struct request *r, char **f, size_t nf, int sig_fd) {
-  struct job j = {r, f, sig_fd};
-  if (r->nfds != CHILD_FDS || nf < 2 || (f[0][0] == 'X' && nf < 3)) { close_fds(r); reply(-EINVAL); return; }
-  pid_t pid = f[0][0] == 'L' ? start_launcher(&j) : start_exec(&j);
+  if (r->nfds != CHILD_FDS || nf < 2 || (f[0][0] == 'X' && nf < 3)) { zy_close_fds(r); reply(-EINVAL); return; }
+  pid_t pid = start(r, f, sig_fd);
   int err = errno;
-  close_fds(r);
-  if (pid < 0) { reply(-err); return; }
-  if (track(pid, 0) < 0) { kill(pid, SIGKILL); reply(-EAGAIN); return; } /* reaped and reported as usual */
-  reply(pid);
+  /* Closed before the next spare is forked: a spare holding this
+   * command's pipe ends would keep its output from reaching EOF. */
+  zy_close_fds(r);
+  if (pid < 0) reply(-err);
+  else if (track(pid, 0) < 0) { kill(pid, SIGKILL); reply(-EAGAIN); } /* reaped and reported as usual */
+  else reply(pid);
+  /* The next launcher is forked now, off the caller's path. */
+  if (f[0][0] == 'L') zy_spare_make(sig_fd);
 }
 
 /* Signal a live child alone ("p": SIGUSR2 asks its supervisor for a
@@ -199,7 +110,7 @@ static void handle(struct request *r, int sig_fd) {
   f[nf] = NULL;
   if (nf > 0 && (f[0][0] == 'L' || f[0][0] == 'X') && f[0][1] == 0) spawn_request(r, f, nf, sig_fd);
   else if (nf > 0 && f[0][0] == 'K' && f[0][1] == 0 && r->nfds == 0) kill_request(f, nf);
-  else { close_fds(r); reply(-EINVAL); }
+  else { zy_close_fds(r); reply(-EINVAL); }
 }
 
 /* Reap every exited child and tell the caller its wait status. */
@@ -210,6 +121,7 @@ static int reap(int sig_fd) {
   while (read(sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {}
   while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
     track(0, pid);
+    zy_spare_reaped(pid);
     char line[48];
     int n = snprintf(line, sizeof line, "%d %d\n", (int)pid, status);
     if (write(EVENT_FD, line, (size_t)n) != n) return -1; /* the caller is gone */
@@ -235,15 +147,16 @@ static int zygote_setup(void) {
 }
 
 int zygote_main(void) {
-  struct request r = {.buf = malloc(MAX_REQUEST + 1)};
+  struct request r = {.buf = malloc(MAX_REQUEST + 1), .cap = MAX_REQUEST};
   int sig_fd = zygote_setup();
   if (sig_fd < 0 || !r.buf) return 125;
+  zy_spare_make(sig_fd);
   struct pollfd p[2] = {{REQ_FD, POLLIN, 0}, {sig_fd, POLLIN, 0}};
   for (;;) {
     if (poll(p, 2, -1) < 0 && errno != EINTR) return 125;
     if ((p[1].revents & POLLIN) && reap(sig_fd) < 0) return 0;
     if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-    ssize_t n = receive(&r);
+    ssize_t n = zy_receive(REQ_FD, &r);
     if (n == 0) return 0; /* the caller closed the socket: done */
     if (n < 0) { if (errno == EMSGSIZE) reply(-EMSGSIZE); else if (errno != EAGAIN) return 125; continue; }
     handle(&r, sig_fd);

@@ -38,7 +38,9 @@ export function isWithin(p: string, root: string): boolean {
 
 function lstatOrNull(p: string): ReturnType<typeof lstatSync> | null {
   try {
-    return lstatSync(p)
+    // A missing path is the common case (most secret paths do not exist):
+    // no exception for it, which costs more than the lstat itself.
+    return lstatSync(p, { throwIfNoEntry: false }) ?? null
   } catch (err) {
     // EACCES: the caller cannot search a directory on the way (a 0700 HOME of
     // another user). The sandbox cannot reach below it either; keep the tail.
@@ -50,10 +52,15 @@ function lstatOrNull(p: string): ReturnType<typeof lstatSync> | null {
 
 /**
  * Canonical forms of path prefixes outside every writable root: sandboxed
- * code cannot change those, so one sandbox reuses them across runs.
- * Components strictly inside a writable root are re-checked on every launch.
+ * code cannot change those, so one sandbox reuses them across runs (also the
+ * fact that one does not exist: most secret paths are missing, and a missing
+ * path keeps its written form either way). Components strictly inside a
+ * writable root are re-checked on every launch.
  */
 export type CanonCache = Map<string, string>
+
+/** Cached for a component that did not exist (a real path is never empty). */
+const MISSING = ''
 
 /**
  * Canonicalise an absolute path component by component. Missing tails are
@@ -68,12 +75,16 @@ export function canonicalize(abs: string, writableRoots: readonly string[], what
     // Strictly inside a writable root, sandboxed code could have changed it.
     const mutable = writableRoots.some((r) => isWithin(next, r) && next !== r)
     const hit = mutable ? undefined : cache?.get(next)
+    if (hit === MISSING) return join(next, ...parts.slice(i + 1))
     if (hit !== undefined) {
       cur = hit
       continue
     }
     const st = lstatOrNull(next)
-    if (!st) return join(next, ...parts.slice(i + 1))
+    if (!st) {
+      if (!mutable) cache?.set(next, MISSING)
+      return join(next, ...parts.slice(i + 1))
+    }
     if (st.isSymbolicLink()) {
       const planted = writableRoots.find((root) => isWithin(next, root) && next !== root)
       if (planted) {

@@ -67,6 +67,19 @@ describe('canonicalize', () => {
     expect(canonicalize(join(write, 'sub', 'missing', 'file'), [write], 'x')).toBe(join(write, 'sub', 'missing', 'file'))
   })
 
+  it('the per-sandbox cache remembers missing paths outside write roots, never inside one', () => {
+    const cache = new Map<string, string>()
+    const later = join(outside, 'later')
+    expect(canonicalize(join(later, 'x'), [write], 'x', cache)).toBe(join(later, 'x'))
+    expect(cache.get(later)).toBe('') // remembered as missing
+    const inside = join(write, 'later')
+    expect(canonicalize(join(inside, 'x'), [write], 'x', cache)).toBe(join(inside, 'x'))
+    expect(cache.has(inside)).toBe(false)
+    // Sandboxed code plants a symlink where the missing path was: still refused on the next launch.
+    symlinkSync(join(outside, 'real'), inside)
+    expect(() => canonicalize(join(inside, 'x'), [write], 'x', cache)).toThrow(PolicyError)
+  })
+
   it('a write root that is itself a symlink is followed (only links strictly inside are refused)', () => {
     const linkedRoot = join(base, 'linked-root')
     symlinkSync(write, linkedRoot)

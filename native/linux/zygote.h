@@ -1,0 +1,36 @@
+/*
+ * zygote.h — internals shared by the zygote's loop (zygote.c) and the code
+ * that starts its children (zygote-child.c).
+ */
+#ifndef CORDON_ZYGOTE_H
+#define CORDON_ZYGOTE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define REQ_FD 3
+#define EVENT_FD 4
+#define CHILD_FDS 5            /* stdin, stdout, stderr, plan, status */
+#define MAX_REQUEST (1u << 20) /* a bwrap argv is kilobytes */
+
+struct request {
+  char *buf;
+  size_t cap, len;
+  int fds[CHILD_FDS];
+  size_t nfds;
+};
+
+ssize_t zy_receive(int sock, struct request *r);
+int zy_send(int sock, const char *msg, size_t len, const int *fds, size_t nfds);
+void zy_close_fds(struct request *r);
+
+/* A child for one request: the launcher on fds 0..4 ('L'), or FILE ARGV… ('X'). */
+pid_t zy_start_launcher(struct request *r, const char *umask_octal, int sig_fd);
+pid_t zy_start_exec(struct request *r, char **argv, const char *umask_octal, int sig_fd);
+
+/* The spare: a launcher child forked ahead of time, waiting for its request. */
+void zy_spare_make(int sig_fd);
+pid_t zy_spare_take(struct request *r, const char *umask_octal);
+void zy_spare_reaped(pid_t pid);
+
+#endif
