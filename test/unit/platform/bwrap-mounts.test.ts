@@ -84,6 +84,21 @@ describe('bwrapArgs', () => {
     expect(args).not.toContain('--new-session')
   })
 
+  it('binds the launcher read-only only where a mount would hide it', () => {
+    const features = { disableUserns: true, cgroupTry: true }
+    const withLauncher = (launcher: string, ops: Parameters<typeof bwrapArgs>[0]['ops']) => {
+      const s = bwrapArgs({ features, networkOff: true, ops, launcher }).join(' ')
+      return s.includes(`--ro-bind ${launcher} ${launcher} -- ${launcher} `)
+    }
+    // Visible through `--ro-bind / /` already: no bind (bwrap pays for each one).
+    expect(withLauncher('/opt/cordon/cordon-launcher', [{ kind: 'tmpfs', path: '/tmp' }, { kind: 'bind', path: '/w' }])).toBe(false)
+    // Under a private tmpfs, a mask, a read-only bind, or bwrap's own /dev: bound last.
+    expect(withLauncher('/tmp/cordon-launcher-x/cordon-launcher', [{ kind: 'tmpfs', path: '/tmp' }, { kind: 'bind', path: '/w' }])).toBe(true)
+    expect(withLauncher('/home/u/.local/lib/cordon-launcher', [{ kind: 'deny-dir', path: '/home/u/.local' }])).toBe(true)
+    expect(withLauncher('/w/cwd/cordon-launcher', [{ kind: 'ro-bind', path: '/w/cwd' }])).toBe(true)
+    expect(withLauncher('/dev/shm/cordon-launcher', [])).toBe(true)
+  })
+
   it('keeps the network namespace shared when the profile allows network, and omits unsupported options', () => {
     const args = bwrapArgs({ features: { disableUserns: false, cgroupTry: false }, networkOff: false, ops: [], launcher: '/l' })
     expect(args).not.toContain('--unshare-net')
