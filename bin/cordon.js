@@ -1,5 +1,10 @@
 #!/usr/bin/env node
 // The CLI ships bundled (dist/cli-bundle, built by `npm run build`): start-up time matters.
-import { main } from '../dist/cli-bundle/main.js'
+// CommonJS on purpose (bin/package.json): `cordon run` starts without Node's ESM loader and
+// loads its bundle with a V8 code cache (src/cli/entry.ts, src/cli/code-cache.ts).
+'use strict'
+const { cli } = require('../dist/cli-bundle/cli.cjs')
 
-process.exitCode = await main(process.argv.slice(2))
+cli(process.argv.slice(2)).then((code) => {
+  process.exitCode = code
+})

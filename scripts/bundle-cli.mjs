@@ -2,8 +2,15 @@
 // alone loads tree-sitter). Why: loading dist/ module by module — zod alone is
 // dozens of files — costs the CLI more than node's own start-up; one file
 // loads several times faster. Packages with native parts or wasm stay external.
+//
+// `cordon run` gets its own CommonJS bundle (run.cjs, loaded by cli.cjs from
+// bin/cordon.js without Node's ESM loader) and a V8 code cache beside it
+// (run.cjs.v8cache; src/cli/code-cache.ts), so it is not parsed and compiled
+// on every start. The cache is made here, by this node: another node version
+// ignores it and compiles the bundle as usual.
+import { createHash } from 'node:crypto'
 import { build } from 'esbuild'
-import { rmSync } from 'node:fs'
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -36,7 +43,39 @@ const result = await build({
   logLevel: 'warning',
 })
 
+// The CommonJS bundles: import.meta.url becomes the bundle's own file URL.
+const commonJs = {
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external: ['node-gyp-build', 'web-tree-sitter', 'tree-sitter-bash', 'execa', 'proper-lockfile'],
+  plugins: [englishOnlyZod],
+  define: { 'import.meta.url': '__cordonImportMetaUrl' },
+  banner: { js: "'use strict';var __cordonImportMetaUrl=require('node:url').pathToFileURL(__filename).href;" },
+  minify: true,
+  metafile: true,
+  logLevel: 'warning',
+}
+const runBundle = `${root}/dist/cli-bundle/run.cjs`
+await build({ ...commonJs, entryPoints: [`${root}/dist/cli/entry.js`], outfile: `${root}/dist/cli-bundle/cli.cjs` })
+const runResult = await build({ ...commonJs, entryPoints: [`${root}/dist/cli/run.js`], outfile: runBundle })
+// run.cjs is compiled by vm.Script, which has no ESM loader behind import().
+for (const out of Object.values(runResult.metafile.outputs)) {
+  const dynamic = out.imports.filter((i) => i.kind === 'dynamic-import')
+  if (dynamic.length) throw new Error(`run.cjs must not use import(): ${dynamic.map((i) => i.path).join(', ')}`)
+}
+const { buildIdLine, cacheFileFor, makeCodeCache } = await import('../dist/cli/code-cache.js')
+appendFileSync(runBundle, buildIdLine(createHash('sha256').update(readFileSync(runBundle)).digest('hex').slice(0, 32)))
+try {
+  // Warm-up: the top level (zod schemas, tables) runs; argument parsing runs once. Nothing is spawned.
+  writeFileSync(cacheFileFor(runBundle), makeCodeCache(runBundle, (m) => m.optionsFromArgs(['--read', '/', '--', '/bin/true'])))
+} catch (err) {
+  console.warn(`bundle-cli: no V8 code cache for run.cjs (the CLI compiles it at start instead): ${err.message}`)
+}
+
 if (process.argv.includes('--analyze')) {
   const { analyzeMetafile } = await import('esbuild')
   console.log(await analyzeMetafile(result.metafile))
+  console.log(await analyzeMetafile(runResult.metafile))
 }

@@ -1,8 +1,8 @@
 /**
  * doctor(): what this host can enforce, mechanism by mechanism, both Linux
  * modes, and the exact fix for what it cannot. Used by `cordon doctor` and
- * available to callers. Runs the same probes a launch uses (cached per
- * process), including a real bwrap trial run.
+ * available to callers. Runs the same probes a launch uses, including a
+ * real bwrap trial run (never answered from the cache a launch may use).
  */
 import type { NativeProbe } from './native/binding.js'
 import { loadNative } from './native/load.js'
@@ -75,7 +75,8 @@ export function doctor(): DoctorReport {
   }
   const native = loadNative()
   const p = probeHostWithUserns()
-  const ns = probeNamespaces()
+  // A fresh trial run (it also refreshes the cross-process cache a launch reads).
+  const ns = probeNamespaces(undefined, { refresh: true })
   const checks: DoctorCheck[] = [
     { mechanism: 'native addon', ok: true, detail: native.addonPath },
     { mechanism: 'launcher', ok: true, detail: native.launcherPath },

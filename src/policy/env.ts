@@ -45,8 +45,25 @@ export interface EnvResult {
   dropped: string[]
 }
 
-const secret = picomatch(SECRET_PATTERNS, { nocase: true })
-const loader = picomatch(LOADER_PATTERNS)
+/**
+ * A matcher for a fixed pattern list: picomatch's own regexes for the
+ * patterns, alternated into one. Same answers as `picomatch(patterns)`
+ * (which, without options like `format` or `matchBase`, is "the name equals
+ * a pattern, or a pattern's regex matches"), but one regex test per name
+ * instead of one picomatch call per pattern — filtering an environment
+ * against the ~30 secret patterns that way costs milliseconds per run.
+ */
+export function anyPattern(patterns: readonly string[], options: { nocase?: boolean } = {}): (name: string) => boolean {
+  const res = patterns.map((p) => picomatch.makeRe(p, options))
+  const flags = new Set(res.map((r) => r.flags))
+  if (flags.size > 1) throw new Error(`patterns compile with different regex flags: ${[...flags].join(', ')}`)
+  const re = new RegExp(res.map((r) => r.source).join('|'), res[0]?.flags ?? '')
+  const literal = new Set(patterns)
+  return (name) => name !== '' && (literal.has(name) || re.test(name))
+}
+
+const secret = anyPattern(SECRET_PATTERNS, { nocase: true })
+const loader = anyPattern(LOADER_PATTERNS)
 const never = () => false
 const always = () => true
 

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { z } from 'zod'
+import * as z from 'zod'
 import { PolicyError } from '../errors.js'
 import { parseWith } from './parse-with.js'
 import { packageRoot } from '../native/load.js'
@@ -39,7 +39,7 @@ export function parseProfile(input: unknown, source: string): Profile {
 let secretsCache: string[] | undefined
 export function builtinSecretDenies(): string[] {
   if (!secretsCache) {
-    const data = z.object({ denyRead: z.array(z.string()) }).passthrough().parse(readJson(join(profilesDir, 'secrets.json'), 'secrets list'))
+    const data = z.object({ denyRead: z.array(z.string()) }).passthrough().parse(readJson(join(profilesDir, 'secrets.json'), 'secrets list'), { jitless: true })
     secretsCache = data.denyRead
   }
   return secretsCache

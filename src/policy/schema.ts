@@ -4,7 +4,7 @@
  * plain, validated object. `profiles/profile.schema.json` is generated from
  * these schemas for editors (scripts/gen-schema.mjs).
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** A path: absolute, `~/…`, or relative to the sandbox cwd; `${cwd}` and `${tmpdir}` expand. */
 const pathString = z

@@ -1,5 +1,5 @@
 /** createSandbox() options, validated with zod at the API boundary. */
-import { z } from 'zod'
+import * as z from 'zod'
 import { PolicyError } from '../errors.js'
 import { parseWith } from '../policy/parse-with.js'
 import { compatSchema, limitsSchema, modeSchema } from '../policy/schema.js'

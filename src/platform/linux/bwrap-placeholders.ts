@@ -19,8 +19,8 @@
  * an empty directory behind at worst (removed by the next launch that uses
  * it), never an open path.
  */
-import { closeSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs'
-import { randomBytes } from 'node:crypto'
+import { closeSync, lstatSync, mkdirSync, openSync, readSync, readdirSync, readlinkSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { PolicyError } from '../../errors.js'
 
@@ -92,8 +92,28 @@ function ensureDir(path: string): void {
   }
 }
 
+/**
+ * 12 random hex digits for a lease name, from /dev/urandom: loading
+ * node:crypto for six bytes costs a one-shot CLI run several milliseconds.
+ */
+function randomHex(): string {
+  const buf = Buffer.alloc(6)
+  try {
+    const fd = openSync('/dev/urandom', 'r')
+    try {
+      if (readSync(fd, buf, 0, 6, null) === 6) return buf.toString('hex')
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    /* no /dev/urandom here */
+  }
+  const { randomBytes } = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')
+  return randomBytes(6).toString('hex')
+}
+
 function takeLease(path: string): string {
-  const lease = join(path, `${LEASE_PREFIX}${PIDNS}-${process.pid}-${randomBytes(6).toString('hex')}`)
+  const lease = join(path, `${LEASE_PREFIX}${PIDNS}-${process.pid}-${randomHex()}`)
   for (let attempt = 0; ; attempt++) {
     ensureDir(path)
     try {

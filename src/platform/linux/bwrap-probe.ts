@@ -6,13 +6,17 @@
  *
  * The checks are synchronous (spawnSync, a few milliseconds once per
  * process) because planning a launch is synchronous; nothing is probed per
- * run.
+ * run. A success with a well-known bwrap is also kept across processes
+ * (bwrap-probe-cache.ts, keyed on the boot, the sysctls and the binary), so
+ * a one-shot CLI does not pay the two spawns every time; bwrap is still
+ * located, and its path checked, on every call.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, statSync } from 'node:fs'
 import type { NativeProbe } from '../../native/binding.js'
 import { diagnoseBwrapFailure, type NamespaceCause } from './bwrap-diagnose.js'
-import { locateBwrap } from './bwrap-locate.js'
+import { BWRAP_CANDIDATES, locateBwrap, type BwrapLocation } from './bwrap-locate.js'
+import { bwrapProbeCache, type CachedProbe, type ProbeCacheOptions } from './bwrap-probe-cache.js'
 import { probeHost } from './probe.js'
 
 export interface BwrapFeatures {
@@ -143,7 +147,16 @@ function describe(path: string, realPath: string): BwrapInfo | { error: string }
 
 export function probeNamespacesUncached(explicit: string | undefined, probe: NativeProbe): NamespaceSupport {
   const loc = locateBwrap(explicit)
-  if (!loc.ok) return { ok: false, cause: loc.cause, reason: loc.reason, fix: loc.fix }
+  if (!loc.ok) return notLocated(loc)
+  return probeLocated(loc, probe)
+}
+
+function notLocated(loc: Extract<BwrapLocation, { ok: false }>): NamespaceSupport {
+  return { ok: false, cause: loc.cause, reason: loc.reason, fix: loc.fix }
+}
+
+/** The version/help query and the trial run for a located bwrap. */
+function probeLocated(loc: Extract<BwrapLocation, { ok: true }>, probe: NativeProbe): NamespaceSupport {
   const info = describe(loc.path, loc.realPath)
   if ('error' in info) return { ok: false, cause: 'bwrap-too-old', reason: info.error, fix: 'install bubblewrap ≥ 0.5 (Debian 12 and Ubuntu 22.04 ship suitable versions)' }
   const t = trial(info)
@@ -162,14 +175,67 @@ export function probeNamespacesUncached(explicit: string | undefined, probe: Nat
   return { ok: false, ...diagnoseBwrapFailure(t.stderr, probe), bwrap: info, stderr: t.stderr }
 }
 
+/** The facts worth keeping across processes (path, real path and setuid are always read live). */
+export function probeFacts(info: BwrapInfo): CachedProbe {
+  const derived = new Set(bwrapWarnings(info.version, info.setuid).map((w) => w.detail))
+  return { version: info.version, features: { ...info.features }, extraWarnings: info.warnings.filter((w) => !derived.has(w.detail)) }
+}
+
+/** A BwrapInfo for the located binary from stored facts; null when the binary is gone. */
+export function infoFromFacts(loc: { path: string; realPath: string }, facts: CachedProbe): BwrapInfo | null {
+  let setuid: boolean
+  try {
+    setuid = (statSync(loc.realPath).mode & 0o4000) !== 0
+  } catch {
+    return null
+  }
+  const warnings = [...bwrapWarnings(facts.version, setuid), ...facts.extraWarnings]
+  return { path: loc.path, realPath: loc.realPath, version: facts.version, setuid, features: { ...facts.features }, warnings }
+}
+
+export interface ProbeOptions {
+  /** Probe again even if this process or the persistent cache has an answer, and store a success. */
+  refresh?: boolean
+  /** Where the persistent cache lives (tests). */
+  cache?: ProbeCacheOptions
+}
+
+/**
+ * The persistent cache only holds the well-known locations: a `bwrap`
+ * option pointing elsewhere (tests, fakes) is probed once per process.
+ */
+function persistable(explicit: string | undefined, loc: { path: string }): boolean {
+  return (explicit === undefined || (BWRAP_CANDIDATES as readonly string[]).includes(explicit)) && (BWRAP_CANDIDATES as readonly string[]).includes(loc.path)
+}
+
+/** Locate bwrap (always), then the stored answer for that binary on this boot, else a real probe. */
+export function probeNamespacesPersistent(explicit: string | undefined, opts: ProbeOptions = {}, hostProbe: () => NativeProbe = probeHost): NamespaceSupport {
+  const loc = locateBwrap(explicit)
+  if (!loc.ok) return notLocated(loc)
+  const entry = persistable(explicit, loc) ? bwrapProbeCache(loc, opts.cache) : null
+  if (entry && !opts.refresh) {
+    const facts = entry.read()
+    const info = facts && infoFromFacts(loc, facts)
+    if (info) return { ok: true, bwrap: info }
+  }
+  const result = probeLocated(loc, hostProbe())
+  if (result.ok) entry?.write(probeFacts(result.bwrap))
+  else entry?.remove()
+  return result
+}
+
 const cache = new Map<string, NamespaceSupport>()
 
-/** Cached per process and bwrap path: the first launch pays for the trial run, later ones do not. */
-export function probeNamespaces(explicit?: string): NamespaceSupport {
+/**
+ * Cached per process and bwrap path (the first launch pays for the trial
+ * run, later ones do not), and across processes for a successful probe of a
+ * well-known bwrap (bwrap-probe-cache.ts).
+ */
+export function probeNamespaces(explicit?: string, opts: ProbeOptions = {}): NamespaceSupport {
   const key = explicit ?? ''
-  let hit = cache.get(key)
+  let hit = opts.refresh ? undefined : cache.get(key)
   if (!hit) {
-    hit = probeNamespacesUncached(explicit, probeHost())
+    hit = probeNamespacesPersistent(explicit, opts)
     cache.set(key, hit)
   }
   return hit

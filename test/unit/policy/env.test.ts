@@ -1,6 +1,7 @@
 /** The sandbox environment: secrets and loader variables dropped, allow/deny/set applied. */
+import picomatch from 'picomatch'
 import { describe, expect, it } from 'vitest'
-import { buildEnv } from '../../../src/policy/env.js'
+import { anyPattern, buildEnv, SECRET_PATTERNS } from '../../../src/policy/env.js'
 import { envSchema } from '../../../src/policy/schema.js'
 
 const policy = (input: object = {}) => envSchema.parse(input)
@@ -56,5 +57,25 @@ describe('buildEnv', () => {
 
   it('undefined values are skipped', () => {
     expect(buildEnv({ A: undefined, B: '1' }, policy(), {}).env).toEqual({ B: '1' })
+  })
+})
+
+describe('anyPattern (the built-in lists as one regex)', () => {
+  const names = [
+    ...Object.keys(base), 'github_token', 'Token', 'TOKEN', 'MY_TOKEN_FILE', 'XTOKEN', 'SECRET', 'A_SECRET_B', 'aws_profile', 'AWS', 'KEY', 'A_KEY', 'A_KEY_B',
+    'MYAPI_KEYRING', 'PASSWD_FILE', 'USER_PASSWORD_HASH', 'GIT_AUTH', 'X_AUTHOR', 'VAULT_ADDR', 'KUBECONFIG', 'kubeconfig', 'NODE_AUTH_TOKEN',
+    'NPM_CONFIG__AUTH', 'NPM_CONFIG__AUTHTOKEN', '.HIDDEN_TOKEN', 'A/B_TOKEN', '*_TOKEN', '', 'PATH', 'HOME', 'SHELL', 'DYLD_X', 'LD_PRELOAD_X',
+  ]
+  it('answers like picomatch for the secret patterns (case-insensitive)', () => {
+    const reference = picomatch(SECRET_PATTERNS, { nocase: true })
+    const fast = anyPattern(SECRET_PATTERNS, { nocase: true })
+    for (const n of names) expect(fast(n), n).toBe(reference(n))
+  })
+
+  it('answers like picomatch for case-sensitive lists too', () => {
+    const patterns = ['LD_PRELOAD', 'LD_AUDIT', 'LD_LIBRARY_PATH', 'DYLD_*']
+    const reference = picomatch(patterns)
+    const fast = anyPattern(patterns)
+    for (const n of [...names, 'ld_preload', 'dyld_x']) expect(fast(n), n).toBe(reference(n))
   })
 })
