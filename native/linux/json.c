@@ -100,8 +100,12 @@ static int escape(struct reader *r, char **o) {
 static char *parse_string_raw(struct reader *r) {
   if (r->s >= r->end || *r->s != '"') return NULL;
   r->s++;
-  /* Output is never longer than input. */
-  char *out = malloc((size_t)(r->end - r->s) + 1), *o = out;
+  /* Output is never longer than the quoted input: size the buffer to that
+   * span, not to the rest of the document (a plan has hundreds of strings;
+   * oversized buffers cost a page fault each in the launcher). */
+  const char *close = r->s;
+  while (close < r->end && *close != '"') close += (*close == '\\' && close + 1 < r->end) ? 2 : 1;
+  char *out = malloc((size_t)(close - r->s) + 1), *o = out;
   if (!out) return NULL;
   while (r->s < r->end && *r->s != '"') {
     unsigned char c = (unsigned char)*r->s;
