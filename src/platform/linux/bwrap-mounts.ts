@@ -53,18 +53,24 @@ const PRIVATE_CANDIDATES = ['/tmp', '/var/tmp']
 
 type Existing = 'dir' | 'file' | 'missing' | 'placeholder'
 
-function existing(path: string): Existing {
+/**
+ * What is at `path` now. Placeholders only ever exist inside write roots, so
+ * only there is a directory opened to tell one apart (`inWriteRoot`): /tmp,
+ * checked for every launch, can hold thousands of entries.
+ */
+function existing(path: string, inWriteRoot = true): Existing {
   // Held by this process: it is ours (resolvePolicy has just re-checked the way to it for symlinks).
   if (holdsPlaceholder(path)) return 'placeholder'
   let st
   try {
-    st = lstatSync(path)
+    st = lstatSync(path, { throwIfNoEntry: false })
   } catch {
     return 'missing'
   }
+  if (!st) return 'missing'
   if (st.isSymbolicLink()) throw new PolicyError(`${path} became a symlink after it was checked; refusing to mount onto it`, { where: 'namespace mode' })
   if (!st.isDirectory()) return 'file'
-  return isPlaceholder(path) ? 'placeholder' : 'dir'
+  return inWriteRoot && isPlaceholder(path) ? 'placeholder' : 'dir'
 }
 
 const depth = (p: string) => p.split(sep).length
@@ -128,7 +134,7 @@ class Planner {
     if (!this.hostVisible(p)) return // inside a private tmpfs: the host's copy is not there
     const root = this.rootOf(p)
     if (!root) {
-      const k = existing(p)
+      const k = existing(p, false)
       if (k !== 'missing') this.denyOps.push({ kind: k === 'file' ? 'deny-file' : 'deny-dir', path: p })
       return // missing outside write roots: nothing in the sandbox can create it
     }
@@ -143,7 +149,7 @@ function covered(p: string, by: readonly MountOp[]): boolean {
 }
 
 export function planMounts(input: MountInput): MountPlan {
-  const privateDirs = PRIVATE_CANDIDATES.filter((d) => !input.writeRoots.some((w) => isWithin(d, w)) && existing(d) === 'dir')
+  const privateDirs = PRIVATE_CANDIDATES.filter((d) => !input.writeRoots.some((w) => isWithin(d, w)) && existing(d, false) === 'dir')
   const pl = new Planner(input.writeRoots, privateDirs)
   for (const p of input.protectedPaths) pl.protect(p)
   for (const p of input.denyRead) pl.deny(p)
@@ -157,7 +163,7 @@ export function planMounts(input: MountInput): MountPlan {
   const used = new Set(targets.map((t) => t.path))
   // A read-only cwd under /tmp would vanish behind the private tmpfs (chdir: ENOENT).
   const visible = (input.visible ?? [])
-    .filter((p) => privateDirs.some((d) => isWithin(p, d) && p !== d) && !input.writeRoots.some((w) => isWithin(p, w)) && existing(p) === 'dir')
+    .filter((p) => privateDirs.some((d) => isWithin(p, d) && p !== d) && !input.writeRoots.some((w) => isWithin(p, w)) && existing(p, false) === 'dir')
     .map((path): MountOp => ({ kind: 'ro-bind', path }))
   return {
     ops: [...privateDirs.map((path): MountOp => ({ kind: 'tmpfs', path })), ...visible, ...roots, ...pins, ...prot, ...deny],

@@ -19,7 +19,7 @@
  * an empty directory behind at worst (removed by the next launch that uses
  * it), never an open path.
  */
-import { closeSync, lstatSync, mkdirSync, openSync, readSync, readdirSync, readlinkSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs'
+import { closeSync, lstatSync, mkdirSync, opendirSync, openSync, readSync, readdirSync, readlinkSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { PolicyError } from '../../errors.js'
@@ -36,13 +36,25 @@ function pidNamespace(): string {
 }
 const PIDNS = pidNamespace()
 
-/** True for a directory cordon made: non-empty and holding nothing but leases. */
+/** True for a directory cordon made: non-empty and holding nothing but leases (read until the first other entry). */
 export function isPlaceholder(path: string): boolean {
+  let dir
   try {
-    const entries = readdirSync(path)
-    return entries.length > 0 && entries.every((e) => e.startsWith(LEASE_PREFIX))
+    dir = opendirSync(path)
   } catch {
     return false
+  }
+  try {
+    let leases = 0
+    for (let e = dir.readSync(); e; e = dir.readSync()) {
+      if (!e.name.startsWith(LEASE_PREFIX)) return false
+      leases++
+    }
+    return leases > 0
+  } catch {
+    return false
+  } finally {
+    dir.closeSync()
   }
 }
 
