@@ -6,13 +6,13 @@
  * Why a spare: fork(2) of even this small static process costs close to a
  * millisecond on a VM. Forked ahead of time, while the previous command
  * runs, that cost leaves the path between the caller's request and the
- * command's execve; the request's descriptors are handed to the waiting
- * spare over a private socket pair instead.
+ * command's start; the request and its descriptors are handed to the
+ * waiting spare over a private socket pair instead, and the zygote answers
+ * at once (in namespace mode it does not wait for bwrap's execve either).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,63 +91,57 @@ static int place_fds(const struct request *r) {
   return (int)syscall(SYS_close_range, CHILD_FDS, ~0U, 0);
 }
 
-static void run_launcher(struct request *r, const char *umask_octal, int sig_fd) {
-  reset_child(sig_fd, umask_octal);
-  if (place_fds(r) < 0) _exit(125);
-  _exit(launcher_run(3, 4));
+/* Split "A\0B\0C\0" into fields; returns how many. */
+size_t zy_fields(const struct request *r, char **out, size_t max) {
+  size_t n = 0;
+  for (size_t at = 0; at < r->len && n < max; at += strlen(r->buf + at) + 1) out[n++] = r->buf + at;
+  return n;
 }
-
-/* Launcher mode without a spare: a plain fork, since the child runs the
- * whole launcher (it allocates, and it never execs itself). */
-pid_t zy_start_launcher(struct request *r, const char *umask_octal, int sig_fd) {
-  pid_t pid = fork();
-  if (pid == 0) run_launcher(r, umask_octal, sig_fd);
-  return pid;
-}
-
-struct exec_job {
-  struct request *r;
-  char **argv;
-  const char *umask_octal;
-  int sig_fd;
-};
 
 /* Namespace mode: exec bwrap on fds 0..4, with an empty environment (the
  * command's environment travels in the plan); bwrap keeps fds 3 and 4 open
- * for the launcher it runs. Only system calls here: this child shares the
- * zygote's memory until execve (see zy_start_exec). */
-static int exec_child(void *arg) {
-  struct exec_job *j = arg;
+ * for the launcher it runs. */
+static void exec_wrapper(char **argv) {
   char *envp[] = {NULL};
-  reset_child(j->sig_fd, j->umask_octal);
-  if (place_fds(j->r) < 0) _exit(125);
-  execve(j->argv[0], j->argv, envp);
+  execve(argv[0], argv, envp);
   struct cordon_err e;
   cordon_err_set(&e, "launch", "execve", errno);
-  snprintf(e.detail, sizeof e.detail, "%s", j->argv[0]);
+  snprintf(e.detail, sizeof e.detail, "%s", argv[0]);
   status_write_err(4, &e);
   _exit(127);
 }
 
-/* Like posix_spawn(3): CLONE_VM | CLONE_VFORK copies no page tables and
- * suspends the zygote until the child has exec'd (clone(2)). */
-pid_t zy_start_exec(struct request *r, char **argv, const char *umask_octal, int sig_fd) {
-  static char stack[64 * 1024] __attribute__((aligned(16)));
-  struct exec_job j = {r, argv, umask_octal, sig_fd};
-  return clone(exec_child, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &j);
+/* In the child (the spare, or a fork when there is none): run one request,
+ * which the zygote has already validated. Never returns. */
+static void child_main(struct request *r, int sig_fd) {
+  char *f[MAX_ARGS + 1];
+  size_t nf = zy_fields(r, f, MAX_ARGS);
+  f[nf] = NULL;
+  if (nf < 2 || r->nfds != CHILD_FDS) _exit(125);
+  reset_child(sig_fd, f[1]);
+  if (place_fds(r) < 0) _exit(125);
+  if (f[0][0] == 'L') _exit(launcher_run(3, 4));
+  exec_wrapper(f + 2);
+}
+
+/* Without a spare: a plain fork. */
+pid_t zy_start(struct request *r, int sig_fd) {
+  pid_t pid = fork();
+  if (pid == 0) child_main(r, sig_fd);
+  return pid;
 }
 
 static struct { pid_t pid; int sock; } spare = {0, -1};
 
-/* The spare waits for its one request: the umask and five descriptors. It
- * dies with the zygote (PDEATHSIG) and never runs anything without a
- * request. */
+/* The spare waits for its one request, forwarded whole by the zygote with
+ * its five descriptors. It dies with the zygote (PDEATHSIG) and never runs
+ * anything without a request. Its buffer is its own: pages it never
+ * touches cost nothing. */
 static void spare_main(int sock, pid_t zygote, int sig_fd) {
-  char buf[16];
-  struct request r = {.buf = buf, .cap = sizeof buf};
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != zygote) _exit(0);
+  struct request r = {.buf = malloc(MAX_REQUEST + 1), .cap = MAX_REQUEST};
+  if (!r.buf || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != zygote) _exit(0);
   if (zy_receive(sock, &r) <= 0 || r.nfds != CHILD_FDS) _exit(0);
-  run_launcher(&r, buf, sig_fd);
+  child_main(&r, sig_fd);
 }
 
 void zy_spare_make(int sig_fd) {
@@ -170,10 +164,10 @@ static void spare_drop(void) {
 
 /* Hand the request to the spare; its pid, or -1 when there is none (or it
  * died meanwhile: the caller then forks as usual). */
-pid_t zy_spare_take(struct request *r, const char *umask_octal) {
+pid_t zy_spare_take(struct request *r) {
   pid_t pid = spare.pid;
   if (pid <= 0) return -1;
-  int ok = zy_send(spare.sock, umask_octal, strlen(umask_octal) + 1, r->fds, r->nfds) == 0;
+  int ok = zy_send(spare.sock, r->buf, r->len, r->fds, r->nfds) == 0;
   spare_drop();
   if (ok) return pid;
   kill(pid, SIGKILL); /* reaped later; its exit is reported for an unknown pid */

@@ -19,7 +19,7 @@
  * Each gets one int32 reply: the child's pid, 0 for K, or -errno.
  * Events (stream): "PID WAITSTATUS\n" for every child reaped.
  *
- * Launcher children are forked one request ahead (the "spare",
+ * Children are forked one request ahead (the "spare",
  * zygote-child.c), so the fork is not on the caller's path.
  * The zygote dies with its caller (PR_SET_PDEATHSIG), which delivers each
  * running supervisor its own parent-death signal: tear-down, as before.
@@ -39,7 +39,6 @@
 #include "launcher.h"
 #include "zygote.h"
 
-#define MAX_ARGS 4096
 #define MAX_CHILDREN 4096
 
 /* Live (unreaped) children: only these may be signalled through "K". A pid
@@ -65,22 +64,14 @@ static void reply(int value) {
   while (send(REQ_FD, &v, sizeof v, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
 }
 
-/* Split "A\0B\0C\0" into fields; returns how many. */
-static size_t fields(struct request *r, char **out, size_t max) {
-  size_t n = 0;
-  for (size_t at = 0; at < r->len && n < max; at += strlen(r->buf + at) + 1) out[n++] = r->buf + at;
-  return n;
-}
-
-static pid_t start(struct request *r, char **f, int sig_fd) {
-  if (f[0][0] == 'X') return zy_start_exec(r, f + 2, f[1], sig_fd);
-  pid_t pid = zy_spare_take(r, f[1]);
-  return pid > 0 ? pid : zy_start_launcher(r, f[1], sig_fd);
+static pid_t start(struct request *r, int sig_fd) {
+  pid_t pid = zy_spare_take(r);
+  return pid > 0 ? pid : zy_start(r, sig_fd);
 }
 
 static void spawn_request(struct request *r, char **f, size_t nf, int sig_fd) {
   if (r->nfds != CHILD_FDS || nf < 2 || (f[0][0] == 'X' && nf < 3)) { zy_close_fds(r); reply(-EINVAL); return; }
-  pid_t pid = start(r, f, sig_fd);
+  pid_t pid = start(r, sig_fd);
   int err = errno;
   /* Closed before the next spare is forked: a spare holding this
    * command's pipe ends would keep its output from reaching EOF. */
@@ -88,8 +79,8 @@ static void spawn_request(struct request *r, char **f, size_t nf, int sig_fd) {
   if (pid < 0) reply(-err);
   else if (track(pid, 0) < 0) { kill(pid, SIGKILL); reply(-EAGAIN); } /* reaped and reported as usual */
   else reply(pid);
-  /* The next launcher is forked now, off the caller's path. */
-  if (f[0][0] == 'L') zy_spare_make(sig_fd);
+  /* The next child is forked now, off the caller's path. */
+  zy_spare_make(sig_fd);
 }
 
 /* Signal a live child alone ("p": SIGUSR2 asks its supervisor for a
@@ -106,7 +97,7 @@ static void kill_request(char **f, size_t nf) {
 
 static void handle(struct request *r, int sig_fd) {
   char *f[MAX_ARGS + 1];
-  size_t nf = fields(r, f, MAX_ARGS);
+  size_t nf = zy_fields(r, f, MAX_ARGS);
   f[nf] = NULL;
   if (nf > 0 && (f[0][0] == 'L' || f[0][0] == 'X') && f[0][1] == 0) spawn_request(r, f, nf, sig_fd);
   else if (nf > 0 && f[0][0] == 'K' && f[0][1] == 0 && r->nfds == 0) kill_request(f, nf);

@@ -12,6 +12,7 @@
 #define EVENT_FD 4
 #define CHILD_FDS 5            /* stdin, stdout, stderr, plan, status */
 #define MAX_REQUEST (1u << 20) /* a bwrap argv is kilobytes */
+#define MAX_ARGS 4096
 
 struct request {
   char *buf;
@@ -24,13 +25,14 @@ ssize_t zy_receive(int sock, struct request *r);
 int zy_send(int sock, const char *msg, size_t len, const int *fds, size_t nfds);
 void zy_close_fds(struct request *r);
 
-/* A child for one request: the launcher on fds 0..4 ('L'), or FILE ARGV… ('X'). */
-pid_t zy_start_launcher(struct request *r, const char *umask_octal, int sig_fd);
-pid_t zy_start_exec(struct request *r, char **argv, const char *umask_octal, int sig_fd);
+size_t zy_fields(const struct request *r, char **out, size_t max);
 
-/* The spare: a launcher child forked ahead of time, waiting for its request. */
+/* A child for one request: the launcher on fds 0..4 ('L'), or FILE ARGV… ('X'). */
+pid_t zy_start(struct request *r, int sig_fd);
+
+/* The spare: a child forked ahead of time, waiting for its request. */
 void zy_spare_make(int sig_fd);
-pid_t zy_spare_take(struct request *r, const char *umask_octal);
+pid_t zy_spare_take(struct request *r);
 void zy_spare_reaped(pid_t pid);
 
 #endif
