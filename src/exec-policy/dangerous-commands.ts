@@ -6,6 +6,7 @@
  * xargs; see wrappers.ts) are looked through so `xargs rm -rf` is caught too.
  */
 import { anyFlag, gitSubcommandIndex, hasShortFlag, isLongFlag, positionals } from './flags.js'
+import { basenameOf } from './program-name.js'
 import { innerCommand } from './wrappers.js'
 
 type Check = (args: readonly string[]) => string | undefined
@@ -33,7 +34,7 @@ const CHECKS: ReadonlyMap<string, Check> = new Map<string, Check>([
 export function dangerousReason(argv: readonly string[], depth = 0): string | undefined {
   const program = argv[0]
   if (program === undefined || depth > 4) return undefined
-  const name = program.slice(program.lastIndexOf('/') + 1)
+  const name = basenameOf(program)
   const args = argv.slice(1)
   if (MKFS.test(name)) return 'creates or rewrites a file system or partition table'
   // A shell with no script argument runs whatever arrives on stdin (`curl … | sh`).

@@ -29,7 +29,8 @@ export function decideCommand(parser: Parser, policy: Policy, argv: readonly str
   const split = splitCommand(parser, policy, argv)
   if (split.opaque) return combine([decideOpaque(policy, split)], true)
   const segments = split.segments.map((segment) => decideSegment(policy, segment, options))
-  return combine([...segments, ...alsoCheckSegments(policy, split.alsoCheck)], false)
+  for (const also of alsoCheckSegments(policy, split.alsoCheck)) segments.push(also)
+  return combine(segments, false)
 }
 
 export function decideSegment(policy: Policy, argv: readonly string[], options: DecideOptions = {}): SegmentDecision {
@@ -42,8 +43,9 @@ export function decideSegment(policy: Policy, argv: readonly string[], options: 
 function heuristic(policy: Policy, argv: readonly string[]): SegmentDecision {
   const danger = dangerousReason(argv)
   if (danger) return { argv, decision: 'prompt', source: 'heuristic-dangerous', matchedRules: [], reason: danger }
-  const name = trustedProgramName(policy, argv[0] as string)
-  if (name !== undefined && isKnownSafe([name, ...argv.slice(1)])) return { argv, decision: 'allow', source: 'heuristic-safe', matchedRules: [] }
+  const program = argv[0] as string
+  const name = trustedProgramName(policy, program)
+  if (name !== undefined && isKnownSafe(name === program ? argv : [name, ...argv.slice(1)])) return { argv, decision: 'allow', source: 'heuristic-safe', matchedRules: [] }
   return { argv, decision: 'prompt', source: 'default', matchedRules: [], reason: 'no rule matched and the command is not known safe' }
 }
 
@@ -89,15 +91,27 @@ function alsoCheckSegments(policy: Policy, argvs: readonly (readonly string[])[]
   return out
 }
 
+// Plain loops below: every decide() runs them, and V8's flatMap alone costs more than the rest of combine().
 function combine(segments: readonly SegmentDecision[], opaque: boolean): CommandDecision {
   let decision: Decision = 'allow'
-  for (const seg of segments) decision = stricter(decision, seg.decision)
-  const top = segments.filter((s) => s.decision === decision)
-  const source = SOURCE_PRIORITY.find((src) => top.some((s) => s.source === src)) ?? 'default'
-  const matchedRules = segments.flatMap((s) => s.matchedRules)
-  const result: CommandDecision = { decision, source, matchedRules, segments, opaque }
+  const matchedRules: MatchedRule[] = []
+  for (const seg of segments) {
+    decision = stricter(decision, seg.decision)
+    for (const m of seg.matchedRules) matchedRules.push(m)
+  }
+  const result: CommandDecision = { decision, source: sourceOf(segments, decision), matchedRules, segments, opaque }
   const amendment = opaque ? undefined : amendmentFor(segments, decision)
   return amendment ? { ...result, proposedAmendment: amendment } : result
+}
+
+/** Of the segments with the overall decision, the source that comes first in SOURCE_PRIORITY. */
+function sourceOf(segments: readonly SegmentDecision[], decision: Decision): DecisionSource {
+  let best = SOURCE_PRIORITY.length
+  for (const seg of segments) {
+    const rank = seg.decision === decision ? SOURCE_PRIORITY.indexOf(seg.source) : -1
+    if (rank >= 0 && rank < best) best = rank
+  }
+  return SOURCE_PRIORITY[best] ?? 'default'
 }
 
 /** Offer "always allow" only when exactly one segment needs approval, and only because nothing knew it. */

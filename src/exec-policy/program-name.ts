@@ -12,7 +12,8 @@ import type { Policy } from './types.js'
 const SYSTEM_DIRS = new Set(['/bin', '/usr/bin', '/sbin', '/usr/sbin'])
 
 export function basenameOf(program: string): string {
-  return program.slice(program.lastIndexOf('/') + 1)
+  // Most names have no slash, and includes() is several times cheaper than V8's lastIndexOf().
+  return program.includes('/') ? program.slice(program.lastIndexOf('/') + 1) : program
 }
 
 /** The trusted name of `program`, or undefined when it must not inherit a name's reputation. */

@@ -10,7 +10,7 @@
  * background `&`, `X=1 cmd`, heredocs, parse errors — makes the script
  * opaque: the caller must treat it as one command that needs approval.
  */
-import type { Node, Parser } from 'web-tree-sitter'
+import type { Node, Parser, TreeCursor } from 'web-tree-sitter'
 import { collectHints } from './script-hints.js'
 import { grammarTables } from './grammar-tables.js'
 import { Walker } from './script-walker.js'
@@ -26,29 +26,38 @@ const CONTROL_CHARS = /[\x00-\x08\x0b-\x1f\x7f]/
 
 /**
  * Recently split scripts. The split depends only on the script text and the
- * grammar, and agents repeat the same commands, so a small LRU turns the
- * ~15 µs parse-and-walk into a map lookup. Entries are frozen: shared safely.
+ * grammar, and agents repeat the same commands, so a small cache turns the
+ * ~18 µs parse-and-walk into a map lookup.
+ *
+ * A split is kept only when its script comes back: the first time, the
+ * script is just noted (null). Keeping the split of every one-off script made
+ * the arrays and objects the walker allocates outlive young-generation GCs;
+ * V8 then pretenures those allocation sites and grows the young generation,
+ * and for thousands of decisions at a time each took twice as long. A
+ * repeated script pays one more parse, on its second use.
+ *
+ * Entries are shared, so nothing may change them: the types are readonly,
+ * and command-split.ts hands out copies, never the cached arrays. They are
+ * not frozen: V8 leaves frozen arrays off its fast paths (find, for-of and
+ * spread several times slower), which every decision would pay for.
+ *
+ * A full cache is emptied rather than kept in LRU order: evicting a Map's
+ * oldest key walks over the holes that earlier deletions left at the front of
+ * V8's table (up to a microsecond per miss), and a second, older map would
+ * cost a second lookup per miss (half a microsecond once a parse has pushed
+ * the map out of the CPU caches). Starting over costs a script still in use
+ * its next two parses per CACHE_SIZE new scripts.
  */
 const CACHE_SIZE = 512
-const cache = new Map<string, ScriptSplit>()
+const cache = new Map<string, ScriptSplit | null>()
 
 export function splitScript(parser: Parser, script: string): ScriptSplit {
-  const hit = cache.get(script)
-  if (hit) {
-    cache.delete(script)
-    cache.set(script, hit)
-    return hit
-  }
-  const split = deepFreeze(parseAndSplit(parser, script))
-  cache.set(script, split)
-  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string)
+  const seen = cache.get(script)
+  if (seen) return seen
+  const split = parseAndSplit(parser, script)
+  if (cache.size >= CACHE_SIZE) cache.clear()
+  cache.set(script, seen === null ? split : null)
   return split
-}
-
-function deepFreeze(split: ScriptSplit): ScriptSplit {
-  for (const argv of split.opaque ? split.hints : split.commands) Object.freeze(argv)
-  Object.freeze(split.opaque ? split.hints : split.commands)
-  return Object.freeze(split)
 }
 
 function parseAndSplit(parser: Parser, script: string): ScriptSplit {
@@ -58,17 +67,30 @@ function parseAndSplit(parser: Parser, script: string): ScriptSplit {
   if (CONTROL_CHARS.test(script)) return { opaque: true, reason: 'control character in script', hints: [] }
   const tree = parser.parse(script)
   if (!tree) return { opaque: true, reason: 'script could not be parsed', hints: [] }
-  const cursor = tree.walk()
   try {
-    if (tree.rootNode.hasError) return opaque('syntax error', tree.rootNode, script)
-    const walker = new Walker(cursor, script, grammarTables(tree.language))
-    if (!walker.statements()) return opaque(walker.reason, tree.rootNode, script)
-    if (walker.commands.length === 0) return { opaque: true, reason: 'empty script', hints: [] }
-    return { opaque: false, commands: walker.commands }
+    // One root Node for everything: each `tree.rootNode` is a wasm call and a new object.
+    const root = tree.rootNode
+    return root.hasError ? opaque('syntax error', root, script) : walk(root, script)
   } finally {
-    cursor.delete()
     tree.delete()
   }
+}
+
+/**
+ * One tree cursor, re-pointed at each new root. Creating a TreeCursor and
+ * deleting it again registers and unregisters it with a FinalizationRegistry,
+ * about a microsecond: as much as a tenth of splitting a short script.
+ * Splitting is synchronous, so the cursor is never in use twice at once.
+ */
+let cursor: TreeCursor | undefined
+
+function walk(root: Node, script: string): ScriptSplit {
+  if (cursor) cursor.reset(root)
+  else cursor = root.walk()
+  const walker = new Walker(cursor, script, grammarTables(root.tree.language), root.descendantCount)
+  if (!walker.statements()) return opaque(walker.reason, root, script)
+  if (walker.commands.length === 0) return { opaque: true, reason: 'empty script', hints: [] }
+  return { opaque: false, commands: walker.commands }
 }
 
 function opaque(reason: string, root: Node, src: string): ScriptSplit {
