@@ -33,6 +33,8 @@ const char *errno_name(int err) {
     case EMSGSIZE: return "EMSGSIZE";
     case EMFILE: return "EMFILE";
     case EAGAIN: return "EAGAIN";
+    case EBADF: return "EBADF";
+    case E2BIG: return "E2BIG";
     default: return "EUNKNOWN";
   }
 }
@@ -181,6 +183,18 @@ Napi::Value Pipe(const Napi::CallbackInfo &info) { return FdPair(info.Env(), cor
 // seqpacketPair() → two connected SOCK_SEQPACKET unix sockets, close-on-exec.
 Napi::Value SeqpacketPair(const Napi::CallbackInfo &info) { return FdPair(info.Env(), cordon_seqpacket_pair); }
 
+// close(fd): for descriptors the addon made (fs.closeSync warns about those in a worker).
+Napi::Value Close(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsNumber()) {
+    Napi::TypeError::New(env, "close(fd: number)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  cordon_err e{};
+  if (cordon_close(info[0].As<Napi::Number>().Int32Value(), &e) < 0) return ThrowCordonError(env, e);
+  return env.Undefined();
+}
+
 // zygoteCall(socketFd, request: Buffer, fds: number[], timeoutMs) → int32 reply.
 Napi::Value ZygoteCall(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
@@ -215,6 +229,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("pipe", Napi::Function::New(env, Pipe, "pipe"));
   exports.Set("seqpacketPair", Napi::Function::New(env, SeqpacketPair, "seqpacketPair"));
   exports.Set("zygoteCall", Napi::Function::New(env, ZygoteCall, "zygoteCall"));
+  exports.Set("close", Napi::Function::New(env, Close, "close"));
 #endif
   exports.Set("abiVersion", Napi::Number::New(env, 1));
   return exports;

@@ -69,6 +69,7 @@ int cordon_seccomp_compile(const struct cordon_sc_rule *rules, size_t n, uint8_t
 /* ---------- zygote client (addon side of linux/zygote.c) ---------- */
 int cordon_pipe(int fds[2], struct cordon_err *e);
 int cordon_seqpacket_pair(int fds[2], struct cordon_err *e);
+int cordon_close(int fd, struct cordon_err *e);
 /* Send one request with its descriptors and wait (at most timeout_ms) for
  * the int32 reply: a pid, 0, or -errno from the zygote. */
 int cordon_zygote_call(int sock, const void *msg, size_t len, const int *fds, size_t nfds, int timeout_ms, int *result,

@@ -73,6 +73,8 @@ struct applied {
 int step_setsid(struct cordon_err *e);
 int step_parent_death(struct cordon_err *e);
 int step_close_fds(const struct plan *p, int status_fd, struct cordon_err *e);
+/* close every fd in [lo, hi]: close_range(2), or one by one before Linux 5.9 */
+int cordon_close_from(int lo, int hi);
 int step_rlimits(const struct plan *p, struct cordon_err *e);
 int step_drop_caps(struct applied *a, struct cordon_err *e);
 int step_no_new_privs(struct applied *a, struct cordon_err *e);

@@ -37,7 +37,7 @@ static int is_kept(const struct plan *p, int fd) {
   return 0;
 }
 
-static int close_from(int lo, int hi) {
+int cordon_close_from(int lo, int hi) {
 #ifdef SYS_close_range
   if (syscall(SYS_close_range, (unsigned)lo, (unsigned)hi, 0) == 0) return 0;
   if (errno != ENOSYS) return -1;
@@ -55,10 +55,10 @@ int step_close_fds(const struct plan *p, int status_fd, struct cordon_err *e) {
   int lo = 3;
   for (int fd = 3; fd <= 65536; fd++) {
     if (fd != status_fd && !is_kept(p, fd)) continue;
-    if (fd > lo && close_from(lo, fd - 1) < 0) { cordon_err_set(e, "close-fds", "close_range", errno); return -1; }
+    if (fd > lo && cordon_close_from(lo, fd - 1) < 0) { cordon_err_set(e, "close-fds", "close_range", errno); return -1; }
     lo = fd + 1;
   }
-  if (close_from(lo, ~0U >> 1) < 0) { cordon_err_set(e, "close-fds", "close_range", errno); return -1; }
+  if (cordon_close_from(lo, ~0U >> 1) < 0) { cordon_err_set(e, "close-fds", "close_range", errno); return -1; }
   return 0;
 }
 

@@ -20,7 +20,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include "launcher.h"
 #include "zygote.h"
@@ -30,21 +29,38 @@ void zy_close_fds(struct request *r) {
   r->nfds = 0;
 }
 
+static void take_rights(struct request *r, struct cmsghdr *c) {
+  size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+  for (size_t i = 0; i < k; i++) {
+    int fd;
+    memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+    if (r->nfds < CHILD_FDS) r->fds[r->nfds++] = fd;
+    else close(fd); /* more than a request carries: not kept, not leaked */
+  }
+}
+
 /* One message and the descriptors attached to it. Descriptors arrive
- * close-on-exec (MSG_CMSG_CLOEXEC) so none leaks into an unrelated child. */
-ssize_t zy_receive(int sock, struct request *r) {
-  union { char buf[CMSG_SPACE(sizeof(int) * CHILD_FDS)]; struct cmsghdr align; } ctl;
+ * close-on-exec (MSG_CMSG_CLOEXEC) so none leaks into an unrelated child.
+ * With `sender`, the kernel-supplied credentials (SCM_CREDENTIALS, unix(7))
+ * must name that process: the request socket is a capability, and if it
+ * ever reached another process (a sandboxed command above all), what that
+ * process sends is refused — it cannot forge another pid without
+ * CAP_SYS_ADMIN. */
+ssize_t zy_receive(int sock, struct request *r, pid_t sender) {
+  union { char buf[CMSG_SPACE(sizeof(int) * CHILD_FDS) + CMSG_SPACE(sizeof(struct ucred))]; struct cmsghdr align; } ctl;
   struct iovec iov = {r->buf, r->cap};
   struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+  struct ucred who = {0, 0, 0};
   ssize_t n;
   r->nfds = 0;
   do n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC); while (n < 0 && errno == EINTR);
   if (n <= 0) return n;
   for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (size_t i = 0; i < k && r->nfds < CHILD_FDS; i++) memcpy(&r->fds[r->nfds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+    if (c->cmsg_level != SOL_SOCKET) continue;
+    if (c->cmsg_type == SCM_RIGHTS) take_rights(r, c);
+    else if (c->cmsg_type == SCM_CREDENTIALS && c->cmsg_len >= CMSG_LEN(sizeof who)) memcpy(&who, CMSG_DATA(c), sizeof who);
   }
+  if (sender > 0 && who.pid != sender) { zy_close_fds(r); errno = EPERM; return -1; }
   /* A truncated message or descriptor list is not a request we understood. */
   if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) { zy_close_fds(r); errno = EMSGSIZE; return -1; }
   r->len = (size_t)n;
@@ -88,7 +104,7 @@ static int place_fds(const struct request *r) {
     if ((high[i] = fcntl(r->fds[i], F_DUPFD_CLOEXEC, CHILD_FDS)) < 0) return -1;
   for (int i = 0; i < CHILD_FDS; i++)
     if (dup2(high[i], i) < 0) return -1;
-  return (int)syscall(SYS_close_range, CHILD_FDS, ~0U, 0);
+  return cordon_close_from(CHILD_FDS, ~0U >> 1);
 }
 
 /* Split "A\0B\0C\0" into fields; returns how many. */
@@ -119,7 +135,12 @@ static void child_main(struct request *r, int sig_fd) {
   f[nf] = NULL;
   if (nf < 2 || r->nfds != CHILD_FDS) _exit(125);
   reset_child(sig_fd, f[1]);
-  if (place_fds(r) < 0) _exit(125);
+  if (place_fds(r) < 0) {
+    struct cordon_err e;
+    cordon_err_set(&e, "launch", "dup2", errno);
+    status_write_err(r->nfds == CHILD_FDS ? r->fds[4] : 4, &e);
+    _exit(125);
+  }
   if (f[0][0] == 'L') _exit(launcher_run(3, 4));
   exec_wrapper(f + 2);
 }
@@ -139,8 +160,8 @@ static struct { pid_t pid; int sock; } spare = {0, -1};
  * touches cost nothing. */
 static void spare_main(int sock, pid_t zygote, int sig_fd) {
   struct request r = {.buf = malloc(MAX_REQUEST + 1), .cap = MAX_REQUEST};
-  if (!r.buf || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != zygote) _exit(0);
-  if (zy_receive(sock, &r) <= 0 || r.nfds != CHILD_FDS) _exit(0);
+  if (!r.buf || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != zygote) _exit(125);
+  if (zy_receive(sock, &r, 0) <= 0 || r.nfds != CHILD_FDS) _exit(125);
   child_main(&r, sig_fd);
 }
 

@@ -17,17 +17,49 @@
 
 #define MAX_FDS 8
 
+/* Never 0, 1 or 2: a caller that closed one of its standard descriptors
+ * would otherwise get a cordon descriptor there, and a run with
+ * stdio 'inherit' would hand it to the sandboxed command — the zygote's
+ * request socket above all, which would let the command ask for anything. */
+static int lift(int fds[2]) {
+  for (int i = 0; i < 2; i++) {
+    if (fds[i] > 2) continue;
+    int high = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
+    if (high < 0) { close(fds[0]); close(fds[1]); return -1; }
+    close(fds[i]);
+    fds[i] = high;
+  }
+  return 0;
+}
+
 int cordon_pipe(int fds[2], struct cordon_err *e) {
-  if (pipe2(fds, O_CLOEXEC) == 0) return 0;
+  if (pipe2(fds, O_CLOEXEC) == 0 && lift(fds) == 0) return 0;
   cordon_err_set(e, "launch", "pipe2", errno);
   return -1;
 }
 
 /* SOCK_SEQPACKET keeps message boundaries, so a request and the descriptors
- * attached to it arrive together and alone (unix(7)). */
+ * attached to it arrive together and alone (unix(7)). fds[1] is the
+ * zygote's end: SO_PASSCRED is on before anything can be sent to it, so
+ * every message carries its sender's credentials (the kernel attaches them
+ * at send time only if the receiver asked already) and the zygote can
+ * refuse any sender but the caller. */
 int cordon_seqpacket_pair(int fds[2], struct cordon_err *e) {
-  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) == 0) return 0;
-  cordon_err_set(e, "launch", "socketpair", errno);
+  int on = 1;
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) < 0) { cordon_err_set(e, "launch", "socketpair", errno); return -1; }
+  if (setsockopt(fds[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0 || lift(fds) < 0) {
+    int err = errno;
+    close(fds[0]);
+    close(fds[1]);
+    cordon_err_set(e, "launch", "setsockopt(SO_PASSCRED)", err);
+    return -1;
+  }
+  return 0;
+}
+
+int cordon_close(int fd, struct cordon_err *e) {
+  if (close(fd) == 0 || errno == EINTR) return 0;
+  cordon_err_set(e, "launch", "close", errno);
   return -1;
 }
 

@@ -26,6 +26,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -96,40 +97,74 @@ static void kill_request(char **f, size_t nf) {
 }
 
 static void handle(struct request *r, int sig_fd) {
-  char *f[MAX_ARGS + 1];
-  size_t nf = zy_fields(r, f, MAX_ARGS);
+  char *f[MAX_ARGS + 2];
+  size_t nf = zy_fields(r, f, MAX_ARGS + 1);
+  if (nf > MAX_ARGS) { zy_close_fds(r); reply(-E2BIG); return; } /* never a truncated argv */
   f[nf] = NULL;
   if (nf > 0 && (f[0][0] == 'L' || f[0][0] == 'X') && f[0][1] == 0) spawn_request(r, f, nf, sig_fd);
   else if (nf > 0 && f[0][0] == 'K' && f[0][1] == 0 && r->nfds == 0) kill_request(f, nf);
   else { zy_close_fds(r); reply(-EINVAL); }
 }
 
-/* Reap every exited child and tell the caller its wait status. */
+/* Exit lines waiting for the caller to read them. EVENT_FD is non-blocking:
+ * a caller whose event loop is busy must not stall the zygote (and with it
+ * every request) on a full socket buffer. At most one line per live child
+ * is ever queued, so the queue is bounded by MAX_CHILDREN. */
+static char events[MAX_CHILDREN * 24];
+static size_t n_events;
+
+static int flush_events(void) {
+  size_t done = 0;
+  while (done < n_events) {
+    ssize_t w = write(EVENT_FD, events + done, n_events - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && errno == EAGAIN) break;
+    if (w <= 0) return -1; /* the caller is gone */
+    done += (size_t)w;
+  }
+  memmove(events, events + done, n_events - done);
+  n_events -= done;
+  return 0;
+}
+
+/* Reap every exited child and queue its wait status for the caller. */
 static int reap(int sig_fd) {
   struct signalfd_siginfo si;
   int status;
   pid_t pid;
   while (read(sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {}
   while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    int tracked = is_child(pid);
     track(0, pid);
     zy_spare_reaped(pid);
-    char line[48];
-    int n = snprintf(line, sizeof line, "%d %d\n", (int)pid, status);
-    if (write(EVENT_FD, line, (size_t)n) != n) return -1; /* the caller is gone */
+    if (!tracked || n_events + 24 > sizeof events) continue; /* a spare, or never handed out */
+    n_events += (size_t)snprintf(events + n_events, 24, "%d %d\n", (int)pid, status);
   }
-  return 0;
+  return flush_events();
 }
 
-/* Parent death, non-dumpable, no cwd pinned, SIGCHLD through a signalfd. */
+/* Parent death, its own session, non-dumpable, no cwd pinned, sender
+ * credentials on requests, SIGCHLD through a signalfd. */
 static int zygote_setup(void) {
   pid_t parent = getppid();
   sigset_t chld;
+  int on = 0;
   /* If the caller dies, so does the zygote, and each supervisor then gets
    * its own parent-death signal (tear-down of its command). */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent || parent == 1) return -1;
+  /* Out of the caller's session and process group: a Ctrl-C at the
+   * caller's terminal (SIGINT to its foreground group) must not kill the
+   * zygote and with it every run; the caller decides what to stop. */
+  if (setsid() < 0) return -1;
   /* Not dumpable: same-uid processes cannot ptrace it or read its memory
    * through /proc (ptrace(2), "ptrace access mode checking"). */
   if (prctl(PR_SET_DUMPABLE, 0) < 0 || chdir("/") < 0) return -1;
+  /* Each request carries its sender's pid, checked against the caller. The
+   * caller turned this on before sending anything (credentials are attached
+   * at send time); a socket without it is refused rather than trusted. */
+  socklen_t len = sizeof on;
+  if (getsockopt(REQ_FD, SOL_SOCKET, SO_PASSCRED, &on, &len) < 0 || !on) return -1;
+  if (fcntl(EVENT_FD, F_SETFL, fcntl(EVENT_FD, F_GETFL) | O_NONBLOCK) < 0) return -1;
   signal(SIGPIPE, SIG_IGN); /* a vanished caller is an EPIPE, not a death */
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -139,16 +174,26 @@ static int zygote_setup(void) {
 
 int zygote_main(void) {
   struct request r = {.buf = malloc(MAX_REQUEST + 1), .cap = MAX_REQUEST};
+  pid_t caller = getppid();
   int sig_fd = zygote_setup();
   if (sig_fd < 0 || !r.buf) return 125;
   zy_spare_make(sig_fd);
-  struct pollfd p[2] = {{REQ_FD, POLLIN, 0}, {sig_fd, POLLIN, 0}};
+  struct pollfd p[3] = {{REQ_FD, POLLIN, 0}, {sig_fd, POLLIN, 0}, {EVENT_FD, 0, 0}};
   for (;;) {
-    if (poll(p, 2, -1) < 0 && errno != EINTR) return 125;
+    p[2].events = n_events ? POLLOUT : 0;
+    if (poll(p, 3, -1) < 0) {
+      if (errno == EINTR) continue;
+      return 125;
+    }
     if ((p[1].revents & POLLIN) && reap(sig_fd) < 0) return 0;
+    if (p[2].revents & (POLLERR | POLLHUP)) return 0; /* the caller closed its end: gone */
+    if ((p[2].revents & POLLOUT) && flush_events() < 0) return 0;
     if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-    ssize_t n = zy_receive(REQ_FD, &r);
+    ssize_t n = zy_receive(REQ_FD, &r, caller);
     if (n == 0) return 0; /* the caller closed the socket: done */
+    /* Sent by another process: the socket has leaked. Stop serving it at
+     * once (the caller sees the zygote gone and starts a new one). */
+    if (n < 0 && errno == EPERM) return 125;
     if (n < 0) { if (errno == EMSGSIZE) reply(-EMSGSIZE); else if (errno != EAGAIN) return 125; continue; }
     handle(&r, sig_fd);
   }

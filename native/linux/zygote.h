@@ -21,7 +21,9 @@ struct request {
   size_t nfds;
 };
 
-ssize_t zy_receive(int sock, struct request *r);
+/* One message; with `sender` > 0, a message sent by any other process is
+ * refused (EPERM; needs SO_PASSCRED on `sock`). */
+ssize_t zy_receive(int sock, struct request *r, pid_t sender);
 int zy_send(int sock, const char *msg, size_t len, const int *fds, size_t nfds);
 void zy_close_fds(struct request *r);
 

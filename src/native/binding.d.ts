@@ -39,6 +39,8 @@ export interface NativeBinding {
   pipe(): [number, number]
   /** Linux: two connected close-on-exec SOCK_SEQPACKET unix sockets. */
   seqpacketPair(): [number, number]
+  /** Linux: close a descriptor the addon made. */
+  close(fd: number): void
   /** Linux: one zygote request with its descriptors; the int32 reply (pid, 0 or -errno). */
   zygoteCall(fd: number, request: Buffer, fds: number[], timeoutMs: number): number
   abiVersion: number

@@ -13,7 +13,7 @@
  * bare spawn. execa is used where a spawn is not per-command (hooks, bwrap
  * probing, tests).
  */
-import { closeSync, openSync } from 'node:fs'
+import { openSync } from 'node:fs'
 import { Socket } from 'node:net'
 import type { Readable, Writable } from 'node:stream'
 import { SetupError } from '../../errors.js'
@@ -196,7 +196,7 @@ function stdio(kind: 'pipe' | 'ignore' | 'inherit', fd: 0 | 1 | 2, pipe: () => [
 const closeQuietly = (fd: number | undefined) => {
   if (fd === undefined) return
   try {
-    closeSync(fd)
+    loadNative().binding.close(fd) // the addon made it (fs.closeSync warns about those in a worker)
   } catch {
     /* already closed */
   }

@@ -13,7 +13,7 @@
  * its child has exec'd. Exits arrive as "pid waitstatus" lines.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync } from 'node:fs'
+import { fstatSync, openSync } from 'node:fs'
 import { constants } from 'node:os'
 import type { Readable } from 'node:stream'
 import { SetupError } from '../../errors.js'
@@ -22,6 +22,18 @@ import { errnoName } from './errno.js'
 
 /** How long a request may wait for the zygote's reply before it counts as gone. */
 const REPLY_TIMEOUT_MS = 10_000
+/** A request is one SOCK_SEQPACKET message, bounded by the socket's send buffer (net.core.wmem_default). */
+const MAX_REQUEST_BYTES = 160 * 1024
+/** Errors after which the request/reply stream can no longer be trusted to be in step. */
+const FATAL = new Set(['ETIMEDOUT', 'ECONNRESET', 'EPIPE'])
+
+const closeFd = (fd: number) => {
+  try {
+    loadNative().binding.close(fd)
+  } catch {
+    /* already closed */
+  }
+}
 
 export interface ChildExit {
   exitCode: number | null
@@ -61,15 +73,15 @@ class Zygote {
     try {
       this.child = spawn(launcher, ['--zygote'], { stdio: ['ignore', 'ignore', 'ignore', peer, 'pipe'], env: {} })
     } finally {
-      closeSync(peer)
+      closeFd(peer)
     }
     if (this.child.pid === undefined) {
-      closeSync(socket)
+      closeFd(socket)
       this.child.on('error', () => {})
       throw new SetupError('launch', 'spawn', 0, 'EUNKNOWN', `could not start ${launcher} --zygote`)
     }
+    // Gone once its event stream closes: exit lines still buffered are read first.
     this.child.on('error', () => this.shutdown())
-    this.child.on('exit', () => this.shutdown())
     this.child.unref()
     this.events = this.child.stdio[4] as Readable
     this.events.setEncoding('utf8')
@@ -101,24 +113,29 @@ class Zygote {
   private shutdown(): void {
     if (this.dead) return
     this.dead = true
-    try {
-      closeSync(this.socket)
-    } catch {
-      /* already closed */
-    }
+    closeFd(this.socket)
     for (const waiter of this.waiters.values()) waiter({ exitCode: null, signal: null })
     this.waiters.clear()
   }
 
   private call(fields: readonly string[], fds: number[]): number {
     if (this.dead) throw new SetupError('launch', 'zygote', 0, 'ECONNRESET', 'the launcher zygote is gone')
+    const req = request(fields)
+    if (req.length > MAX_REQUEST_BYTES) {
+      throw new SetupError('launch', 'sendmsg', 7, 'E2BIG', `the launch request is ${req.length} bytes (at most ${MAX_REQUEST_BYTES}): too many mounts or arguments`)
+    }
     try {
-      return loadNative().binding.zygoteCall(this.socket, request(fields), fds, REPLY_TIMEOUT_MS)
+      return loadNative().binding.zygoteCall(this.socket, req, fds, REPLY_TIMEOUT_MS)
     } catch (e) {
-      const err = e as { errno?: number; syscall?: string }
-      this.child.kill('SIGKILL')
-      this.shutdown()
-      throw new SetupError('launch', err.syscall ?? 'zygote', err.errno ?? 0, errnoName(err.errno ?? 0), 'the launcher zygote did not answer')
+      const err = e as { errno?: number; syscall?: string; code?: string }
+      // Only a zygote that stopped answering (or vanished) is dropped: its
+      // runs are then torn down by their parent-death signals. A request it
+      // never received (EBADF, EMSGSIZE) leaves the others alone.
+      if (FATAL.has(err.code ?? '')) {
+        this.child.kill('SIGKILL')
+        this.shutdown()
+      }
+      throw new SetupError('launch', err.syscall ?? 'zygote', err.errno ?? 0, errnoName(err.errno ?? 0), 'the launcher zygote did not take the request')
     }
   }
 
@@ -150,13 +167,43 @@ class Zygote {
 
 const zygotes = new Map<string, Zygote>()
 
-/** The zygote for this launcher binary, started on first use (and again if it died). */
+/**
+ * A zygote forks every command from the identity and privileges it started
+ * with, so it serves one identity: a caller that changes its uid, gid or
+ * groups (a service dropping root) gets a new zygote, and its later
+ * commands never run with the old identity.
+ */
+function identity(): string {
+  const groups = process.getgroups?.() ?? []
+  return [process.getuid?.(), process.geteuid?.(), process.getgid?.(), process.getegid?.(), [...groups].sort((a, b) => a - b).join(',')].join(':')
+}
+
+/**
+ * Descriptors 0, 1 and 2 must be open before cordon makes any of its own:
+ * otherwise one of them could land there and be handed to a command that
+ * inherits the caller's stdio. A closed one is pointed at /dev/null, which
+ * is what it reads as for the caller anyway.
+ */
+function standardFdsOpen(): void {
+  for (let fd = 0; fd <= 2; fd++) {
+    try {
+      fstatSync(fd)
+    } catch {
+      const opened = openSync('/dev/null', fd === 0 ? 'r' : 'w')
+      if (opened !== fd) closeFd(opened) // fd was opened meanwhile by someone else: fine too
+    }
+  }
+}
+
+/** The zygote for this launcher binary and this identity, started on first use (and again if it died). */
 export function zygoteFor(launcher: string): Zygote {
-  const existing = zygotes.get(launcher)
+  const key = `${identity()}\0${launcher}`
+  const existing = zygotes.get(key)
   if (existing && !existing.dead) return existing
+  standardFdsOpen()
   const [mine, peer] = loadNative().binding.seqpacketPair()
   const z = new Zygote(launcher, mine, peer)
-  zygotes.set(launcher, z)
+  zygotes.set(key, z)
   return z
 }
 

@@ -135,3 +135,116 @@ describe('the zygote request protocol', () => {
     sb.close()
   })
 })
+
+/** Run a Node ES module (source text) as a separate caller; resolves with its stdout. */
+function caller(source: string, opts: { detached?: boolean; onSpawn?: (pid: number) => void; onStdout?: (text: string) => void } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const dist = JSON.stringify(new URL('../../../dist/index.js', import.meta.url).href)
+  const child = spawn(process.execPath, ['--input-type=module', '-e', `import { createSandbox } from ${dist}\n${source}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.detached ?? false,
+  })
+  opts.onSpawn?.(child.pid!)
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString()
+    opts.onStdout?.(stdout)
+  })
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })))
+}
+
+describe('the zygote against a careless or hostile caller environment', () => {
+  const opts = JSON.stringify(options)
+
+  it('a caller that closed fd 0 before its first run: the command inherits /dev/null, never a cordon socket', async () => {
+    const r = await caller(`
+      import { closeSync, readlinkSync } from 'node:fs'
+      closeSync(0)
+      const sb = createSandbox(${opts})
+      const res = await sb.run(['readlink', '/proc/self/fd/0'], { stdin: 'inherit' })
+      console.log(JSON.stringify({ in: res.stdout.trim(), mine: readlinkSync('/proc/self/fd/0') }))
+      sb.close()`)
+    const out = JSON.parse(r.stdout) as { in: string; mine: string }
+    expect(out.in).toBe('/dev/null')
+    expect(out.mine).toBe('/dev/null')
+  })
+
+  it('a request sent by any other process than the caller stops the zygote (the socket leaked); the next run gets a new one', async () => {
+    const sb = createSandbox(options)
+    const { p, zygote } = await startSleeper(sb)
+    const z = zygoteFor(loadNative().launcherPath) as unknown as { socket: number }
+    // Another process holding the socket sends a request for an unconfined shell.
+    const py = 'import socket; s = socket.socket(fileno=3); s.sendmsg([b"X\\x00022\\x00/bin/sh\\x00-c\\x00id\\x00"])'
+    const intruder = spawn('python3', ['-c', py], { stdio: ['ignore', 'ignore', 'inherit', z.socket] })
+    await new Promise((r) => intruder.on('close', r))
+    expect(await eventually(() => gone(zygote))).toBe(true)
+    expect((await p).signal).toBe('SIGKILL') // its run was torn down, visibly
+    const next = sb.spawn('sh', ['-c', 'echo fresh'])
+    expect(ppidOf(next.pid!)).not.toBe(zygote)
+    expect((await next).stdout).toBe('fresh\n')
+    sb.close()
+  })
+
+  it.skipIf(process.getuid?.() !== 0)('a root caller that drops to another uid: later commands run as that uid (a new zygote), not as root', async () => {
+    const r = await caller(`
+      const sb = createSandbox({ cwd: '/', profile: 'read-only', mode: 'landlock', compat: 'best-effort' })
+      const before = (await sb.run(['id', '-u'])).stdout.trim()
+      process.setgroups([]); process.setgid(65534); process.setuid(65534)
+      const after = (await sb.run(['id', '-u'])).stdout.trim()
+      console.log(before, after)`)
+    expect(r.stdout.trim()).toBe('0 65534')
+  })
+
+  it("a caller's Ctrl-C (SIGINT to its process group) does not reach the zygote: the run finishes", async () => {
+    let pid = 0
+    let markStarted!: () => void
+    const started = new Promise<void>((r) => (markStarted = r))
+    const done = caller(
+      `
+      process.on('SIGINT', () => console.error('caller got SIGINT'))
+      const sb = createSandbox(${opts})
+      const p = sb.run(['sh', '-c', 'sleep 1; echo finished'])
+      await p.enforcement
+      console.log('started')
+      const r = await p
+      console.log(JSON.stringify({ code: r.exitCode, signal: r.signal, out: r.stdout.trim() }))
+      sb.close()`,
+      { detached: true, onSpawn: (p) => (pid = p), onStdout: (out) => out.includes('started') && markStarted() },
+    )
+    await started // the caller's handler is installed and its command is running
+    process.kill(-pid, 'SIGINT')
+    const r = await done
+    expect(r.stderr).toContain('caller got SIGINT')
+    expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual({ code: 0, signal: null, out: 'finished' })
+  })
+
+  it('exits piling up while the caller is busy never stall the zygote: the next request is answered at once', async () => {
+    const sb = createSandbox(options)
+    const { p, zygote } = await startSleeper(sb)
+    const runs = Array.from({ length: 300 }, () => sb.run(['true']))
+    const blockUntil = Date.now() + 1500
+    while (Date.now() < blockUntil) {
+      /* the caller's event loop is busy: no exit line is read */
+    }
+    // Before the fix the zygote blocked writing exit lines, this request timed
+    // out (ETIMEDOUT) and the zygote was replaced, tearing down every run.
+    const next = sb.spawn('sh', ['-c', 'echo ok'])
+    expect(ppidOf(next.pid!)).toBe(zygote)
+    expect((await next).stdout).toBe('ok\n')
+    p.kill('SIGKILL')
+    await p
+    const results = await Promise.all(runs)
+    expect(results.every((r) => r.exitCode === 0)).toBe(true)
+    sb.close()
+  }, 60_000)
+
+  it('a request too large for one message is refused with E2BIG and the zygote keeps serving', async () => {
+    const z = zygoteFor(loadNative().launcherPath)
+    const huge = Array.from({ length: 20_000 }, (_, i) => `--arg-${i}-${'x'.repeat(10)}`)
+    expect(() => z.start({ kind: 'exec', file: '/bin/true', args: huge }, [0, 1, 2, 0, 1])).toThrow(/E2BIG/)
+    const sb = createSandbox(options)
+    expect((await sb.run(['sh', '-c', 'echo alive'])).stdout).toBe('alive\n')
+    sb.close()
+  })
+})
