@@ -59,7 +59,13 @@ function request(fields: readonly string[]): Buffer {
 }
 
 class Zygote {
-  private readonly waiters = new Map<number, (exit: ChildExit) => void>()
+  /**
+   * Runs waiting for their exit line, by pid. A list, oldest first: should a
+   * pid be reused (a full pid wrap-around) before the previous child's exit
+   * line was read, that line is the older child's, and the zygote reaps and
+   * reports children of one pid in the order they were created.
+   */
+  private readonly waiters = new Map<number, ((exit: ChildExit) => void)[]>()
   private readonly events: Readable
   private readonly child: ChildProcess
   private buffered = ''
@@ -100,11 +106,10 @@ class Zygote {
     for (let i = this.buffered.indexOf('\n'); i >= 0; i = this.buffered.indexOf('\n')) {
       const [pid, status] = this.buffered.slice(0, i).split(' ').map(Number)
       this.buffered = this.buffered.slice(i + 1)
-      const waiter = pid === undefined ? undefined : this.waiters.get(pid)
-      if (waiter && status !== undefined) {
-        this.waiters.delete(pid!)
-        waiter(decodeWaitStatus(status))
-      }
+      const queue = pid === undefined ? undefined : this.waiters.get(pid)
+      const waiter = status === undefined ? undefined : queue?.shift()
+      if (queue?.length === 0) this.waiters.delete(pid!)
+      waiter?.(decodeWaitStatus(status!))
     }
     if (this.waiters.size === 0) this.unrefEvents()
   }
@@ -114,7 +119,7 @@ class Zygote {
     if (this.dead) return
     this.dead = true
     closeFd(this.socket)
-    for (const waiter of this.waiters.values()) waiter({ exitCode: null, signal: null })
+    for (const queue of this.waiters.values()) for (const waiter of queue) waiter({ exitCode: null, signal: null })
     this.waiters.clear()
   }
 
@@ -145,7 +150,11 @@ class Zygote {
     const fields = job.kind === 'launcher' ? ['L', umask] : ['X', umask, job.file, ...job.args]
     const pid = this.call(fields, fds)
     if (pid <= 0) throw new SetupError('launch', 'fork', -pid, errnoName(-pid), 'the launcher zygote could not fork')
-    const exited = new Promise<ChildExit>((resolve) => this.waiters.set(pid, resolve))
+    const exited = new Promise<ChildExit>((resolve) => {
+      const queue = this.waiters.get(pid)
+      if (queue) queue.push(resolve)
+      else this.waiters.set(pid, [resolve])
+    })
     ;(this.events as Readable & { ref?: () => void }).ref?.()
     return { pid, exited }
   }
