@@ -66,6 +66,10 @@ struct cordon_sc_rule {
 /* Compile rules into a BPF program (struct sock_filter[]); *out is malloc'd. */
 int cordon_seccomp_compile(const struct cordon_sc_rule *rules, size_t n, uint8_t **out, size_t *len, struct cordon_err *e);
 
+/* ---------- descriptor passing (linux/fdpass.c, in the addon and the launcher) ---------- */
+/* One message with up to 8 descriptors attached (SCM_RIGHTS); 0 or -1 with errno. */
+int cordon_send_fds(int sock, const void *msg, size_t len, const int *fds, size_t nfds);
+
 /* ---------- zygote client (addon side of linux/zygote.c) ---------- */
 int cordon_pipe(int fds[2], struct cordon_err *e);
 int cordon_seqpacket_pair(int fds[2], struct cordon_err *e);

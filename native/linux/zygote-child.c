@@ -68,20 +68,6 @@ ssize_t zy_receive(int sock, struct request *r, pid_t sender) {
   return n;
 }
 
-int zy_send(int sock, const char *msg, size_t len, const int *fds, size_t nfds) {
-  union { char buf[CMSG_SPACE(sizeof(int) * CHILD_FDS)]; struct cmsghdr align; } ctl;
-  struct iovec iov = {(void *)msg, len};
-  struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = CMSG_SPACE(sizeof(int) * nfds)};
-  struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-  memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
-  ssize_t n;
-  do n = sendmsg(sock, &m, MSG_NOSIGNAL); while (n < 0 && errno == EINTR);
-  return n == (ssize_t)len ? 0 : -1;
-}
-
 /* The child starts from a clean slate: default signal handling and an empty
  * mask (both survive execve, signal(7)), the caller's umask, and no
  * descriptor of the zygote's own. */
@@ -188,7 +174,7 @@ static void spare_drop(void) {
 pid_t zy_spare_take(struct request *r) {
   pid_t pid = spare.pid;
   if (pid <= 0) return -1;
-  int ok = zy_send(spare.sock, r->buf, r->len, r->fds, r->nfds) == 0;
+  int ok = cordon_send_fds(spare.sock, r->buf, r->len, r->fds, r->nfds) == 0;
   spare_drop();
   if (ok) return pid;
   kill(pid, SIGKILL); /* reaped later; its exit is reported for an unknown pid */

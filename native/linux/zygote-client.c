@@ -15,8 +15,6 @@
 #include <unistd.h>
 #include "cordon.h"
 
-#define MAX_FDS 8
-
 /* Never 0, 1 or 2: a caller that closed one of its standard descriptors
  * would otherwise get a cordon descriptor there, and a run with
  * stdio 'inherit' would hand it to the sandboxed command — the zygote's
@@ -63,25 +61,6 @@ int cordon_close(int fd, struct cordon_err *e) {
   return -1;
 }
 
-static int send_request(int sock, const void *msg, size_t len, const int *fds, size_t nfds) {
-  union { char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)]; struct cmsghdr align; } ctl;
-  struct iovec iov = {(void *)msg, len};
-  struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
-  memset(&ctl, 0, sizeof ctl);
-  if (nfds) {
-    m.msg_control = ctl.buf;
-    m.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-    memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
-  }
-  ssize_t n;
-  do n = sendmsg(sock, &m, MSG_NOSIGNAL); while (n < 0 && errno == EINTR);
-  return n == (ssize_t)len ? 0 : -1;
-}
-
 /* The reply is one int32; a zygote that does not answer within the timeout
  * is treated as gone rather than hanging the caller's event loop. */
 static int read_reply(int sock, int timeout_ms, int32_t *out) {
@@ -100,8 +79,7 @@ static int read_reply(int sock, int timeout_ms, int32_t *out) {
 int cordon_zygote_call(int sock, const void *msg, size_t len, const int *fds, size_t nfds, int timeout_ms, int *result,
                        struct cordon_err *e) {
   int32_t v = 0;
-  if (nfds > MAX_FDS) { cordon_err_set(e, "launch", "sendmsg", EINVAL); return -1; }
-  if (send_request(sock, msg, len, fds, nfds) < 0) { cordon_err_set(e, "launch", "sendmsg", errno); return -1; }
+  if (cordon_send_fds(sock, msg, len, fds, nfds) < 0) { cordon_err_set(e, "launch", "sendmsg", errno); return -1; }
   if (read_reply(sock, timeout_ms, &v) < 0) { cordon_err_set(e, "launch", "recv", errno); return -1; }
   *result = v;
   return 0;

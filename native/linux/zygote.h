@@ -24,7 +24,6 @@ struct request {
 /* One message; with `sender` > 0, a message sent by any other process is
  * refused (EPERM; needs SO_PASSCRED on `sock`). */
 ssize_t zy_receive(int sock, struct request *r, pid_t sender);
-int zy_send(int sock, const char *msg, size_t len, const int *fds, size_t nfds);
 void zy_close_fds(struct request *r);
 
 size_t zy_fields(const struct request *r, char **out, size_t max);
