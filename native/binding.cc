@@ -195,6 +195,33 @@ Napi::Value Close(const Napi::CallbackInfo &info) {
   return env.Undefined();
 }
 
+// spawnZygote(path, requestFd) → { pid, events }: the zygote started, and the read end of its event pipe.
+Napi::Value SpawnZygote(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 2 || !info[0].IsString() || !info[1].IsNumber()) {
+    Napi::TypeError::New(env, "spawnZygote(path: string, requestFd: number)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  std::string path = info[0].As<Napi::String>().Utf8Value();
+  int pid = 0, events = -1;
+  cordon_err e{};
+  if (cordon_spawn_zygote(path.c_str(), info[1].As<Napi::Number>().Int32Value(), &pid, &events, &e) < 0) return ThrowCordonError(env, e);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("pid", Napi::Number::New(env, pid));
+  o.Set("events", Napi::Number::New(env, events));
+  return o;
+}
+
+// reap(pid) → true when the exited zygote was collected.
+Napi::Value Reap(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsNumber()) {
+    Napi::TypeError::New(env, "reap(pid: number)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  return Napi::Boolean::New(env, cordon_reap(info[0].As<Napi::Number>().Int32Value()) == 1);
+}
+
 // zygoteCall(socketFd, request: Buffer, fds: number[], timeoutMs) → int32 reply.
 Napi::Value ZygoteCall(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
@@ -230,6 +257,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("seqpacketPair", Napi::Function::New(env, SeqpacketPair, "seqpacketPair"));
   exports.Set("zygoteCall", Napi::Function::New(env, ZygoteCall, "zygoteCall"));
   exports.Set("close", Napi::Function::New(env, Close, "close"));
+  exports.Set("spawnZygote", Napi::Function::New(env, SpawnZygote, "spawnZygote"));
+  exports.Set("reap", Napi::Function::New(env, Reap, "reap"));
 #endif
   exports.Set("abiVersion", Napi::Number::New(env, 1));
   return exports;

@@ -74,6 +74,11 @@ int cordon_send_fds(int sock, const void *msg, size_t len, const int *fds, size_
 int cordon_pipe(int fds[2], struct cordon_err *e);
 int cordon_seqpacket_pair(int fds[2], struct cordon_err *e);
 int cordon_close(int fd, struct cordon_err *e);
+/* Start `path --zygote` (posix_spawn, empty environment): `req` becomes its
+ * fd 3; *events_out is the read end of the pipe that is its fd 4. */
+int cordon_spawn_zygote(const char *path, int req, int *pid_out, int *events_out, struct cordon_err *e);
+/* waitpid(pid, WNOHANG): 1 when it was collected. */
+int cordon_reap(int pid);
 /* Send one request with its descriptors and wait (at most timeout_ms) for
  * the int32 reply: a pid, 0, or -errno from the zygote. */
 int cordon_zygote_call(int sock, const void *msg, size_t len, const int *fds, size_t nfds, int timeout_ms, int *result,

@@ -10,6 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -83,4 +86,77 @@ int cordon_zygote_call(int sock, const void *msg, size_t len, const int *fds, si
   if (read_reply(sock, timeout_ms, &v) < 0) { cordon_err_set(e, "launch", "recv", errno); return -1; }
   *result = v;
   return 0;
+}
+
+/* Descriptors handed to the zygote are first moved to 10 and up, so that
+ * placing them at 3 and 4 is always a real dup2 (which clears
+ * close-on-exec), never a no-op on a descriptor that would then close. */
+static int above(int fd) {
+  return fcntl(fd, F_DUPFD_CLOEXEC, 10);
+}
+
+/* posix_spawn(3) attributes: an empty signal mask and default handling of
+ * every signal (Node ignores SIGPIPE; ignored dispositions survive execve). */
+static int zygote_attrs(posix_spawnattr_t *a) {
+  sigset_t all, none;
+  sigfillset(&all);
+  sigemptyset(&none);
+  if (posix_spawnattr_init(a)) return -1;
+  if (posix_spawnattr_setsigmask(a, &none) || posix_spawnattr_setsigdefault(a, &all) ||
+      posix_spawnattr_setflags(a, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)) {
+    posix_spawnattr_destroy(a);
+    return -1;
+  }
+  return 0;
+}
+
+/* stdio on /dev/null, the request socket on 3, the event pipe on 4. */
+static int zygote_fds(posix_spawn_file_actions_t *f, int req, int events) {
+  if (posix_spawn_file_actions_init(f)) return -1;
+  for (int fd = 0; fd <= 2; fd++)
+    if (posix_spawn_file_actions_addopen(f, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)) goto fail;
+  if (posix_spawn_file_actions_adddup2(f, req, 3) || posix_spawn_file_actions_adddup2(f, events, 4)) goto fail;
+  return 0;
+fail:
+  posix_spawn_file_actions_destroy(f);
+  return -1;
+}
+
+/*
+ * Start `path --zygote` with posix_spawn(3): glibc uses CLONE_VM|CLONE_VFORK,
+ * so unlike Node's child_process (a fork of the whole Node process) no page
+ * tables are copied, and the child runs no code of ours before execve. The
+ * environment is empty. `req` is the zygote's end of the request socket;
+ * *events_out receives the read end of its event pipe.
+ */
+int cordon_spawn_zygote(const char *path, int req, pid_t *pid_out, int *events_out, struct cordon_err *e) {
+  int pipefd[2] = {-1, -1}, req_hi = -1, ev_hi = -1, rc = -1;
+  posix_spawnattr_t attrs;
+  posix_spawn_file_actions_t acts;
+  char *argv[] = {(char *)path, (char *)"--zygote", NULL}, *envp[] = {NULL};
+  if (cordon_pipe(pipefd, e) < 0) return -1;
+  if ((req_hi = above(req)) < 0 || (ev_hi = above(pipefd[1])) < 0) { cordon_err_set(e, "launch", "fcntl", errno); goto out; }
+  if (zygote_attrs(&attrs) < 0) { cordon_err_set(e, "launch", "posix_spawnattr", errno); goto out; }
+  if (zygote_fds(&acts, req_hi, ev_hi) < 0) { posix_spawnattr_destroy(&attrs); cordon_err_set(e, "launch", "posix_spawn_file_actions", errno); goto out; }
+  int err = posix_spawn(pid_out, path, &acts, &attrs, argv, envp);
+  posix_spawn_file_actions_destroy(&acts);
+  posix_spawnattr_destroy(&attrs);
+  if (err) { cordon_err_set(e, "launch", "posix_spawn", err); goto out; }
+  *events_out = pipefd[0];
+  pipefd[0] = -1;
+  rc = 0;
+out:
+  if (pipefd[0] >= 0) close(pipefd[0]);
+  close(pipefd[1]);
+  if (req_hi >= 0) close(req_hi);
+  if (ev_hi >= 0) close(ev_hi);
+  return rc;
+}
+
+/* Collect a zygote that has exited (cordon started it, so nothing else will). */
+int cordon_reap(pid_t pid) {
+  int status;
+  pid_t r;
+  do r = waitpid(pid, &status, WNOHANG); while (r < 0 && errno == EINTR);
+  return r == pid ? 1 : 0;
 }

@@ -39,6 +39,10 @@ export interface NativeBinding {
   pipe(): [number, number]
   /** Linux: two connected close-on-exec SOCK_SEQPACKET unix sockets. */
   seqpacketPair(): [number, number]
+  /** Linux: start `path --zygote` (posix_spawn): `requestFd` becomes its fd 3; `events` reads its fd 4. */
+  spawnZygote(path: string, requestFd: number): { pid: number; events: number }
+  /** Linux: waitpid(pid, WNOHANG) of a zygote; true once collected. */
+  reap(pid: number): boolean
   /** Linux: close a descriptor the addon made. */
   close(fd: number): void
   /** Linux: one zygote request with its descriptors; the int32 reply (pid, 0 or -errno). */

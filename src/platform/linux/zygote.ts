@@ -2,9 +2,10 @@
  * The caller's side of the launcher's spawn server (native/linux/zygote.c).
  *
  * Node forks its whole process for every child_process.spawn; on a VM that
- * alone costs several milliseconds. So cordon spawns the launcher once per
- * caller (per launcher binary) as a zygote and asks it, over a unix socket,
- * to fork a fresh launcher per command. The zygote gets an empty
+ * alone costs several milliseconds. So cordon starts the launcher once per
+ * caller (per launcher binary and identity; with posix_spawn from the addon,
+ * which does not copy Node's page tables either) as a zygote and asks it,
+ * over a unix socket, to fork a fresh launcher per command. The zygote gets an empty
  * environment and dies with the caller; each command is supervised exactly
  * as before (the zygote's child *is* the launcher).
  *
@@ -12,10 +13,9 @@
  * zygote has forked — well under Node's own spawn, which also blocks until
  * its child has exec'd. Exits arrive as "pid waitstatus" lines.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { fstatSync, openSync } from 'node:fs'
 import { constants } from 'node:os'
-import type { Readable } from 'node:stream'
+import { Socket } from 'node:net'
 import { SetupError } from '../../errors.js'
 import { loadNative } from '../../native/load.js'
 import { errnoName } from './errno.js'
@@ -66,8 +66,8 @@ class Zygote {
    * reports children of one pid in the order they were created.
    */
   private readonly waiters = new Map<number, ((exit: ChildExit) => void)[]>()
-  private readonly events: Readable
-  private readonly child: ChildProcess
+  private readonly events: Socket
+  private readonly pid: number
   private buffered = ''
   dead = false
 
@@ -76,20 +76,21 @@ class Zygote {
     private readonly socket: number,
     peer: number,
   ) {
+    // Started by the addon with posix_spawn (no fork of the Node process, as
+    // child_process.spawn would do: ~15 ms of a one-shot CLI run).
+    let started: { pid: number; events: number }
     try {
-      this.child = spawn(launcher, ['--zygote'], { stdio: ['ignore', 'ignore', 'ignore', peer, 'pipe'], env: {} })
+      started = loadNative().binding.spawnZygote(launcher, peer)
+    } catch (e) {
+      closeFd(socket)
+      const err = e as { errno?: number; syscall?: string }
+      throw new SetupError('launch', err.syscall ?? 'posix_spawn', err.errno ?? 0, errnoName(err.errno ?? 0), `could not start ${launcher} --zygote`)
     } finally {
       closeFd(peer)
     }
-    if (this.child.pid === undefined) {
-      closeFd(socket)
-      this.child.on('error', () => {})
-      throw new SetupError('launch', 'spawn', 0, 'EUNKNOWN', `could not start ${launcher} --zygote`)
-    }
+    this.pid = started.pid
     // Gone once its event stream closes: exit lines still buffered are read first.
-    this.child.on('error', () => this.shutdown())
-    this.child.unref()
-    this.events = this.child.stdio[4] as Readable
+    this.events = new Socket({ fd: started.events, readable: true, writable: false })
     this.events.setEncoding('utf8')
     this.events.on('data', (d: string) => this.onData(d))
     this.events.on('close', () => this.shutdown())
@@ -98,7 +99,7 @@ class Zygote {
   }
 
   private unrefEvents(): void {
-    ;(this.events as Readable & { unref?: () => void }).unref?.()
+    this.events.unref()
   }
 
   private onData(d: string): void {
@@ -114,13 +115,20 @@ class Zygote {
     if (this.waiters.size === 0) this.unrefEvents()
   }
 
-  /** The zygote is gone: children it had are reported as lost (no status). */
+  /** The zygote is gone: children it had are reported as lost (no status), and it is collected. */
   private shutdown(): void {
     if (this.dead) return
     this.dead = true
     closeFd(this.socket)
     for (const queue of this.waiters.values()) for (const waiter of queue) waiter({ exitCode: null, signal: null })
     this.waiters.clear()
+    this.collect(20)
+  }
+
+  /** waitpid() the zygote once it has exited (nothing else will: Node did not start it). */
+  private collect(tries: number): void {
+    if (loadNative().binding.reap(this.pid) || tries <= 0) return
+    setTimeout(() => this.collect(tries - 1), 50).unref()
   }
 
   private call(fields: readonly string[], fds: number[]): number {
@@ -137,7 +145,11 @@ class Zygote {
       // runs are then torn down by their parent-death signals. A request it
       // never received (EBADF, EMSGSIZE) leaves the others alone.
       if (FATAL.has(err.code ?? '')) {
-        this.child.kill('SIGKILL')
+        try {
+          process.kill(this.pid, 'SIGKILL')
+        } catch {
+          /* already gone */
+        }
         this.shutdown()
       }
       throw new SetupError('launch', err.syscall ?? 'zygote', err.errno ?? 0, errnoName(err.errno ?? 0), 'the launcher zygote did not take the request')
@@ -155,7 +167,7 @@ class Zygote {
       if (queue) queue.push(resolve)
       else this.waiters.set(pid, [resolve])
     })
-    ;(this.events as Readable & { ref?: () => void }).ref?.()
+    this.events.ref()
     return { pid, exited }
   }
 

@@ -3,18 +3,25 @@
  * anything is spawned, and a launcher failure surfaces as a SetupError
  * naming the step.
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createSandbox, PolicyError, SetupError } from '../../../src/index.js'
 
-vi.mock('node:child_process', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('node:child_process')>()
-  return { ...actual, spawn: vi.fn(actual.spawn) }
+// Every sandboxed child is started by a request to the launcher zygote
+// (Zygote.start): count those.
+const spawned = vi.fn()
+vi.mock('../../../src/platform/linux/zygote.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../../src/platform/linux/zygote.js')>()
+  return {
+    ...actual,
+    zygoteFor: (launcher: string) => {
+      const z = actual.zygoteFor(launcher)
+      return { start: (...a: Parameters<typeof z.start>) => (spawned(...a), z.start(...a)), kill: z.kill.bind(z) }
+    },
+  }
 })
-const spawned = vi.mocked(spawn)
 
 const dir = mkdtempSync(join(tmpdir(), 'cordon-create-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
