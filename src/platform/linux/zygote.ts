@@ -10,10 +10,11 @@
  * as before (the zygote's child *is* the launcher).
  *
  * Requests are synchronous: the reply (the child's pid) arrives once the
- * zygote has forked — well under Node's own spawn, which also blocks until
- * its child has exec'd. Exits arrive as "pid waitstatus" lines.
+ * zygote has handed the request to its spare, a child forked ahead of time
+ * (tens of microseconds; Node's own spawn blocks until its child has
+ * exec'd). Exits arrive as "pid waitstatus" lines.
  */
-import { fstatSync, openSync } from 'node:fs'
+import { closeSync, fstatSync, openSync } from 'node:fs'
 import { constants } from 'node:os'
 import { Socket } from 'node:net'
 import { SetupError } from '../../errors.js'
@@ -211,7 +212,7 @@ function standardFdsOpen(): void {
       fstatSync(fd)
     } catch {
       const opened = openSync('/dev/null', fd === 0 ? 'r' : 'w')
-      if (opened !== fd) closeFd(opened) // fd was opened meanwhile by someone else: fine too
+      if (opened !== fd) closeSync(opened) // fd was opened meanwhile by someone else: fine too
     }
   }
 }
