@@ -51,16 +51,20 @@ Napi::Value ThrowCordonError(Napi::Env env, const cordon_err &e) {
   return env.Undefined();
 }
 
+// A TypeError for bad arguments, left pending; the caller returns its result at once.
+Napi::Value ThrowTypeError(Napi::Env env, const std::string &msg) {
+  Napi::TypeError::New(env, msg).ThrowAsJavaScriptException();
+  return env.Undefined();
+}
+
 Napi::Value NullableInt(Napi::Env env, int v) {
   return v < 0 ? env.Null() : Napi::Number::New(env, v);
 }
 
 Napi::Value Probe(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
-  if (info.Length() > 1 || (info.Length() == 1 && !info[0].IsBoolean())) {
-    Napi::TypeError::New(env, "probe(withUserns?: boolean)").ThrowAsJavaScriptException();
-    return env.Undefined();
-  }
+  if (info.Length() > 1 || (info.Length() == 1 && !info[0].IsBoolean()))
+    return ThrowTypeError(env, "probe(withUserns?: boolean)");
   cordon_probe p;
   cordon_probe_run(&p, info.Length() == 1 && info[0].As<Napi::Boolean>().Value());
   Napi::Object o = Napi::Object::New(env);
@@ -142,19 +146,14 @@ bool ReadRule(const Napi::Value &v, cordon_sc_rule *r, std::string *name) {
 // compileSeccomp(rules) → Buffer holding the BPF program libseccomp generated.
 Napi::Value CompileSeccomp(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 1 || !info[0].IsArray()) {
-    Napi::TypeError::New(env, "compileSeccomp(rules: object[])").ThrowAsJavaScriptException();
-    return env.Undefined();
-  }
+  if (info.Length() != 1 || !info[0].IsArray()) return ThrowTypeError(env, "compileSeccomp(rules: object[])");
   Napi::Array arr = info[0].As<Napi::Array>();
   std::vector<cordon_sc_rule> rules(arr.Length());
   std::vector<std::string> names(arr.Length());
   for (uint32_t i = 0; i < arr.Length(); i++) {
     rules[i] = cordon_sc_rule{};
-    if (!ReadRule(arr.Get(i), &rules[i], &names[i])) {
-      Napi::TypeError::New(env, "compileSeccomp: malformed rule at index " + std::to_string(i)).ThrowAsJavaScriptException();
-      return env.Undefined();
-    }
+    if (!ReadRule(arr.Get(i), &rules[i], &names[i]))
+      return ThrowTypeError(env, "compileSeccomp: malformed rule at index " + std::to_string(i));
     rules[i].syscall = names[i].c_str();
   }
   uint8_t *bpf = nullptr;
@@ -186,10 +185,7 @@ Napi::Value SeqpacketPair(const Napi::CallbackInfo &info) { return FdPair(info.E
 // close(fd): for descriptors the addon made (fs.closeSync warns about those in a worker).
 Napi::Value Close(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 1 || !info[0].IsNumber()) {
-    Napi::TypeError::New(env, "close(fd: number)").ThrowAsJavaScriptException();
-    return env.Undefined();
-  }
+  if (info.Length() != 1 || !info[0].IsNumber()) return ThrowTypeError(env, "close(fd: number)");
   cordon_err e{};
   if (cordon_close(info[0].As<Napi::Number>().Int32Value(), &e) < 0) return ThrowCordonError(env, e);
   return env.Undefined();
@@ -198,10 +194,8 @@ Napi::Value Close(const Napi::CallbackInfo &info) {
 // spawnZygote(path, requestFd) → { pid, events }: the zygote started, and the read end of its event pipe.
 Napi::Value SpawnZygote(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 2 || !info[0].IsString() || !info[1].IsNumber()) {
-    Napi::TypeError::New(env, "spawnZygote(path: string, requestFd: number)").ThrowAsJavaScriptException();
-    return env.Undefined();
-  }
+  if (info.Length() != 2 || !info[0].IsString() || !info[1].IsNumber())
+    return ThrowTypeError(env, "spawnZygote(path: string, requestFd: number)");
   std::string path = info[0].As<Napi::String>().Utf8Value();
   int pid = 0, events = -1;
   cordon_err e{};
@@ -215,28 +209,20 @@ Napi::Value SpawnZygote(const Napi::CallbackInfo &info) {
 // reap(pid) → true when the exited zygote was collected.
 Napi::Value Reap(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 1 || !info[0].IsNumber()) {
-    Napi::TypeError::New(env, "reap(pid: number)").ThrowAsJavaScriptException();
-    return env.Undefined();
-  }
+  if (info.Length() != 1 || !info[0].IsNumber()) return ThrowTypeError(env, "reap(pid: number)");
   return Napi::Boolean::New(env, cordon_reap(info[0].As<Napi::Number>().Int32Value()) == 1);
 }
 
 // zygoteCall(socketFd, request: Buffer, fds: number[], timeoutMs) → int32 reply.
 Napi::Value ZygoteCall(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 4 || !info[0].IsNumber() || !info[1].IsBuffer() || !info[2].IsArray() || !info[3].IsNumber()) {
-    Napi::TypeError::New(env, "zygoteCall(fd: number, request: Buffer, fds: number[], timeoutMs: number)").ThrowAsJavaScriptException();
-    return env.Undefined();
-  }
+  if (info.Length() != 4 || !info[0].IsNumber() || !info[1].IsBuffer() || !info[2].IsArray() || !info[3].IsNumber())
+    return ThrowTypeError(env, "zygoteCall(fd: number, request: Buffer, fds: number[], timeoutMs: number)");
   Napi::Buffer<uint8_t> req = info[1].As<Napi::Buffer<uint8_t>>();
   Napi::Array arr = info[2].As<Napi::Array>();
   std::vector<int> fds(arr.Length());
   for (uint32_t i = 0; i < arr.Length(); i++) {
-    if (!arr.Get(i).IsNumber()) {
-      Napi::TypeError::New(env, "zygoteCall: fds must be numbers").ThrowAsJavaScriptException();
-      return env.Undefined();
-    }
+    if (!arr.Get(i).IsNumber()) return ThrowTypeError(env, "zygoteCall: fds must be numbers");
     fds[i] = arr.Get(i).As<Napi::Number>().Int32Value();
   }
   int result = 0;

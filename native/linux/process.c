@@ -52,8 +52,10 @@ int cordon_close_from(int lo, int hi) {
  * Landlock and seccomp cannot see: a secret file, a socket to a daemon, the
  * caller's terminal (see close_range(2)). */
 int step_close_fds(const struct plan *p, int status_fd, struct cordon_err *e) {
-  int lo = 3;
-  for (int fd = 3; fd <= 65536; fd++) {
+  int lo = 3, hi = status_fd;
+  /* Scan only up to the highest descriptor kept (this runs on every spawn). */
+  for (size_t i = 0; i < p->n_keep; i++) if (p->keep_fds[i] > hi) hi = p->keep_fds[i];
+  for (int fd = 3; fd <= hi && fd <= 65536; fd++) {
     if (fd != status_fd && !is_kept(p, fd)) continue;
     if (fd > lo && cordon_close_from(lo, fd - 1) < 0) { cordon_err_set(e, "close-fds", "close_range", errno); return -1; }
     lo = fd + 1;

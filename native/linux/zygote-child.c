@@ -124,7 +124,7 @@ static void child_main(struct request *r, int sig_fd) {
   if (place_fds(r) < 0) {
     struct cordon_err e;
     cordon_err_set(&e, "launch", "dup2", errno);
-    status_write_err(r->nfds == CHILD_FDS ? r->fds[4] : 4, &e);
+    status_write_err(r->fds[4], &e); /* the status fd as received: fd 4 may not be placed yet */
     _exit(125);
   }
   if (f[0][0] == 'L') _exit(launcher_run(3, 4));
@@ -147,8 +147,8 @@ static struct { pid_t pid; int sock; } spare = {0, -1};
 static void spare_main(int sock, pid_t zygote, int sig_fd) {
   struct request r = {.buf = malloc(MAX_REQUEST + 1), .cap = MAX_REQUEST};
   if (!r.buf || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != zygote) _exit(125);
-  if (zy_receive(sock, &r, 0) <= 0 || r.nfds != CHILD_FDS) _exit(125);
-  child_main(&r, sig_fd);
+  if (zy_receive(sock, &r, 0) <= 0) _exit(125);
+  child_main(&r, sig_fd); /* which refuses a request without its five descriptors */
 }
 
 void zy_spare_make(int sig_fd) {

@@ -48,13 +48,16 @@ int cordon_pipe(int fds[2], struct cordon_err *e) {
 int cordon_seqpacket_pair(int fds[2], struct cordon_err *e) {
   int on = 1;
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) < 0) { cordon_err_set(e, "launch", "socketpair", errno); return -1; }
-  if (setsockopt(fds[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0 || lift(fds) < 0) {
+  if (setsockopt(fds[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0) {
     int err = errno;
     close(fds[0]);
     close(fds[1]);
     cordon_err_set(e, "launch", "setsockopt(SO_PASSCRED)", err);
     return -1;
   }
+  /* lift() has closed both ends when it fails: closing them again here
+   * could close descriptors another thread opened meanwhile. */
+  if (lift(fds) < 0) { cordon_err_set(e, "launch", "fcntl(F_DUPFD_CLOEXEC)", errno); return -1; }
   return 0;
 }
 

@@ -134,8 +134,7 @@ static int reap(int sig_fd) {
   pid_t pid;
   while (read(sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {}
   while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-    int tracked = is_child(pid);
-    track(0, pid);
+    int tracked = track(0, pid) == 0; /* found, and no longer live */
     zy_spare_reaped(pid);
     if (!tracked || n_events + 24 > sizeof events) continue; /* a spare, or never handed out */
     n_events += (size_t)snprintf(events + n_events, 24, "%d %d\n", (int)pid, status);
