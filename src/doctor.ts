@@ -9,7 +9,7 @@ import { loadNative } from './native/load.js'
 import { APPARMOR_FIX, CONTAINER_FIX, MAX_USERNS_FIX, USERNS_CLONE_FIX, type NamespaceCause } from './platform/linux/bwrap-diagnose.js'
 import { probeNamespaces, type NamespaceSupport } from './platform/linux/bwrap-probe.js'
 import { probeHostWithUserns } from './platform/linux/probe.js'
-import { errnoName } from './platform/linux/launch.js'
+import { errnoName } from './platform/linux/errno.js'
 
 export interface DoctorCheck {
   mechanism: string

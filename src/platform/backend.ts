@@ -1,6 +1,6 @@
 /** What a platform backend hands the sandbox: what to spawn and what it will enforce. */
 import type { Enforcement } from '../sandbox/enforcement.js'
-import type { LauncherPlan } from './linux/plan.js'
+import type { PlanTemplate } from './linux/plan.js'
 
 export interface Prepared {
   /** The launcher binary: it runs as the zygote that forks every child. */
@@ -8,6 +8,6 @@ export interface Prepared {
   /** What the child runs: the launcher itself (`file` = `launcher`), or bwrap with the launcher inside. */
   file: string
   args: string[]
-  template: Omit<LauncherPlan, 'argv' | 'env' | 'compat'>
+  template: PlanTemplate
   enforcement: Enforcement
 }

@@ -54,8 +54,10 @@ export function parseRunOptions(input: unknown): z.output<typeof runOptionsSchem
   return parseWith(runOptionsSchema, input ?? {}, 'run options')
 }
 
+const argvSchema = z.array(z.string().refine((s) => !s.includes('\0'), 'argument contains a NUL byte')).min(1, 'empty command')
+
 export function parseArgv(argv: unknown): string[] {
-  const r = z.array(z.string().refine((s) => !s.includes('\0'), 'argument contains a NUL byte')).min(1, 'empty command').safeParse(argv)
+  const r = argvSchema.safeParse(argv, { jitless: true })
   if (r.success && r.data[0] !== '') return r.data
   throw new PolicyError(r.success ? 'empty program name' : r.error.issues[0]!.message, { where: 'command' })
 }

@@ -3,9 +3,9 @@
  * killing the whole process group (the launcher made the child a session
  * leader), and shape the result.
  */
-import { constants } from 'node:os'
 import type { Readable, Writable } from 'node:stream'
 import { AbortError } from '../errors.js'
+import { signalName } from '../platform/linux/errno.js'
 import { launch, setupErrorFrom, type LaunchedChild, type LaunchStatus } from '../platform/linux/launch.js'
 import type { Prepared } from '../platform/backend.js'
 import type { ResolvedPolicy } from '../policy/resolve.js'
@@ -62,9 +62,6 @@ function applied(expected: Enforcement, st: LaunchStatus): Enforcement {
   }
 }
 
-const signalNames = new Map(Object.entries(constants.signals).map(([k, v]) => [v, k]))
-const signalName = (n: number): string => signalNames.get(n) ?? `SIG${n}`
-
 function envList(policy: ResolvedPolicy, extra: Record<string, string> | undefined): string[] {
   return Object.entries({ ...policy.env, ...extra }).map(([k, v]) => `${k}=${v}`)
 }
@@ -116,7 +113,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
       // The supervisor's record is the command's own wait status (bwrap, in
       // namespace mode, could only pass on 128+N).
       exitCode: cmd ? (cmd.code ?? null) : stopped ? null : r.exitCode,
-      signal: cmd ? (cmd.signal !== undefined ? signalName(cmd.signal) : null) : stopped ? 'SIGKILL' : r.signal,
+      signal: cmd ? (cmd.signal !== undefined ? (signalName(cmd.signal) ?? `SIG${cmd.signal}`) : null) : stopped ? 'SIGKILL' : r.signal,
       stdout: r.stdout,
       stderr: r.stderr,
       outputTruncated: r.truncated,

@@ -22,7 +22,7 @@ import { planMounts, type MountPlan } from './bwrap-mounts.js'
 import type { BwrapInfo } from './bwrap-probe.js'
 import { expandProtected } from './bwrap-protect.js'
 import { DEVICE_FILES, type LandlockRule } from './landlock-rules.js'
-import { globsNote, landlockUnavailable, launcherTemplate, seccompUnavailable, type PlanContext } from './plan.js'
+import { commonEnforcement, globsNote, landlockUnavailable, launcherTemplate, seccompUnavailable, type PlanContext } from './plan.js'
 
 export interface NamespacePlan {
   prepared: Prepared
@@ -64,19 +64,12 @@ function notesFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, protNot
 }
 
 function enforcementFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, protectedPaths: string[], protNotes: string[], modeReason: string): Enforcement {
-  const { policy, probe } = ctx
   const missing = missingFor(ctx)
   return {
     mode: 'namespaces',
     modeReason,
     status: statusOf(true, missing),
-    landlockAbi: probe.landlockAbi,
-    seccomp: probe.seccomp,
-    noNewPrivs: true,
-    capabilitiesDropped: true,
-    network: policy.network,
-    filesystem: { readAll: policy.readAll, readRoots: policy.readRoots, writeRoots: policy.writeRoots, denyRead: policy.denyRead, protected: protectedPaths, narrowed: [] },
-    envDropped: policy.envDropped,
+    ...commonEnforcement(ctx, { protected: protectedPaths, narrowed: [] }),
     missing,
     notes: notesFor(ctx, bwrap, mounts, protNotes),
   }

@@ -20,7 +20,7 @@ import { SetupError } from '../../errors.js'
 import { loadNative } from '../../native/load.js'
 import { errnoName } from './errno.js'
 import type { LauncherPlan } from './plan.js'
-import { zygoteFor, type ChildExit, type ChildFds, type Zygote } from './zygote.js'
+import { closeQuietly, zygoteFor, type ChildExit, type ChildFds, type Zygote } from './zygote.js'
 
 export const PLAN_FD = 3
 export const STATUS_FD = 4
@@ -45,8 +45,6 @@ export interface LaunchStatus {
   errno?: number
   detail?: string
 }
-
-export { errnoName }
 
 export interface LaunchSpec {
   /** The launcher binary (it runs as the zygote). */
@@ -191,15 +189,6 @@ function stdio(kind: 'pipe' | 'ignore' | 'inherit', fd: 0 | 1 | 2, pipe: () => [
   if (kind === 'ignore') return { mine: undefined, theirs: (devNull ??= openSync('/dev/null', 'r+')), owned: false }
   const [r, w] = pipe()
   return fd === 0 ? { mine: w, theirs: r, owned: true } : { mine: r, theirs: w, owned: true }
-}
-
-const closeQuietly = (fd: number | undefined) => {
-  if (fd === undefined) return
-  try {
-    loadNative().binding.close(fd) // the addon made it (fs.closeSync warns about those in a worker)
-  } catch {
-    /* already closed */
-  }
 }
 
 /** The five descriptors of a child: [stdin, stdout, stderr, plan, status]. */

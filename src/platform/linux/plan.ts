@@ -104,6 +104,20 @@ export function globsNote(policy: ResolvedPolicy): string | null {
   return policy.denyGlobs.length ? `deny-read globs (${policy.denyGlobs.join(', ')}) cover the files that matched at launch only` : null
 }
 
+/** The report fields both modes fill the same way: what the probe offers and the policy asks. */
+export function commonEnforcement(ctx: PlanContext, filesystem: Pick<Enforcement['filesystem'], 'protected' | 'narrowed'>) {
+  const { policy, probe } = ctx
+  return {
+    landlockAbi: probe.landlockAbi,
+    seccomp: probe.seccomp,
+    noNewPrivs: true,
+    capabilitiesDropped: true,
+    network: policy.network,
+    filesystem: { readAll: policy.readAll, readRoots: policy.readRoots, writeRoots: policy.writeRoots, denyRead: policy.denyRead, ...filesystem },
+    envDropped: policy.envDropped,
+  } satisfies Partial<Enforcement>
+}
+
 function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement {
   const { policy, probe } = ctx
   const missing = missingFor(ctx)
@@ -115,13 +129,7 @@ function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement 
     mode: 'landlock',
     modeReason: 'Landlock + seccomp in the launcher',
     status: statusOf(probe.landlockAbi !== null || probe.seccomp, missing),
-    landlockAbi: probe.landlockAbi,
-    seccomp: probe.seccomp,
-    noNewPrivs: true,
-    capabilitiesDropped: true,
-    network: policy.network,
-    filesystem: { readAll: policy.readAll, readRoots: policy.readRoots, writeRoots: policy.writeRoots, denyRead: policy.denyRead, protected: policy.protectedPaths, narrowed },
-    envDropped: policy.envDropped,
+    ...commonEnforcement(ctx, { protected: policy.protectedPaths, narrowed }),
     missing,
     notes,
   }

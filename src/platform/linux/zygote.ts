@@ -19,7 +19,7 @@ import { constants } from 'node:os'
 import { Socket } from 'node:net'
 import { SetupError } from '../../errors.js'
 import { loadNative } from '../../native/load.js'
-import { errnoName } from './errno.js'
+import { errnoName, signalName } from './errno.js'
 
 /** How long a request may wait for the zygote's reply before it counts as gone. */
 const REPLY_TIMEOUT_MS = 10_000
@@ -28,7 +28,9 @@ const MAX_REQUEST_BYTES = 160 * 1024
 /** Errors after which the request/reply stream can no longer be trusted to be in step. */
 const FATAL = new Set(['ETIMEDOUT', 'ECONNRESET', 'EPIPE'])
 
-const closeFd = (fd: number) => {
+/** Close a descriptor the addon made (fs.closeSync warns about those in a worker), ignoring errors. */
+export const closeQuietly = (fd: number | undefined) => {
+  if (fd === undefined) return
   try {
     loadNative().binding.close(fd)
   } catch {
@@ -47,12 +49,10 @@ export type ChildFds = [number, number, number, number, number]
 /** Run the launcher (`launcher`) or exec a wrapper such as bwrap (`exec`) in the child. */
 export type ZygoteJob = { kind: 'launcher' } | { kind: 'exec'; file: string; args: readonly string[] }
 
-const signalNames = new Map(Object.entries(constants.signals).map(([k, v]) => [v, k as NodeJS.Signals]))
-
 function decodeWaitStatus(status: number): ChildExit {
   const sig = status & 0x7f
   if (sig === 0) return { exitCode: (status >> 8) & 0xff, signal: null }
-  return { exitCode: null, signal: signalNames.get(sig) ?? null }
+  return { exitCode: null, signal: signalName(sig) ?? null }
 }
 
 function request(fields: readonly string[]): Buffer {
@@ -83,11 +83,11 @@ class Zygote {
     try {
       started = loadNative().binding.spawnZygote(launcher, peer)
     } catch (e) {
-      closeFd(socket)
+      closeQuietly(socket)
       const err = e as { errno?: number; syscall?: string }
       throw new SetupError('launch', err.syscall ?? 'posix_spawn', err.errno ?? 0, errnoName(err.errno ?? 0), `could not start ${launcher} --zygote`)
     } finally {
-      closeFd(peer)
+      closeQuietly(peer)
     }
     this.pid = started.pid
     // Gone once its event stream closes: exit lines still buffered are read first.
@@ -96,10 +96,6 @@ class Zygote {
     this.events.on('data', (d: string) => this.onData(d))
     this.events.on('close', () => this.shutdown())
     this.events.on('error', () => this.shutdown())
-    this.unrefEvents()
-  }
-
-  private unrefEvents(): void {
     this.events.unref()
   }
 
@@ -113,14 +109,14 @@ class Zygote {
       if (queue?.length === 0) this.waiters.delete(pid!)
       waiter?.(decodeWaitStatus(status!))
     }
-    if (this.waiters.size === 0) this.unrefEvents()
+    if (this.waiters.size === 0) this.events.unref()
   }
 
   /** The zygote is gone: children it had are reported as lost (no status), and it is collected. */
   private shutdown(): void {
     if (this.dead) return
     this.dead = true
-    closeFd(this.socket)
+    closeQuietly(this.socket)
     for (const queue of this.waiters.values()) for (const waiter of queue) waiter({ exitCode: null, signal: null })
     this.waiters.clear()
     this.collect(20)
