@@ -4,10 +4,10 @@
  * plain spawn by the same identity), and asserts the exact denial and that
  * the probe does work when nothing confines it.
  */
-import { expect, inject } from 'vitest'
+import { describe, expect, inject } from 'vitest'
 import { join } from 'node:path'
-import type { Identity } from './identity.js'
-import type { TestMode } from './modes.js'
+import { identities, type Identity } from './identity.js'
+import { sandboxModes, type TestMode } from './modes.js'
 import { DriverSession, INHERITED_FD, runDriver, runDriverBatch, type DriverReply, type DriverRequest, type DriverSpawnOptions } from './run-driver.js'
 import { makeTree, type Tree } from './tree.js'
 
@@ -103,6 +103,19 @@ export class Escape {
     this.session?.close()
     this.tree.cleanup()
   }
+}
+
+/**
+ * The escape-test matrix: `<area> — caller: <name>` for every identity and,
+ * inside it, `mode: <mode>` for every sandbox mode (skipped, with the reason,
+ * for an identity that cannot run here), with `body` declaring the tests.
+ */
+export function describeEscape(area: string, body: (identity: Identity, mode: TestMode) => void, { concurrent = true } = {}): void {
+  describe.each(identities())(`${area} — caller: $name`, (identity) => {
+    const suite = describe.skipIf(identity.skip !== undefined)
+    const modes = concurrent ? suite.concurrent : suite
+    modes.each(sandboxModes())(`mode: %s${identity.skip ? ` (skipped: ${identity.skip})` : ''}`, (mode) => body(identity, mode))
+  })
 }
 
 /** The probe's verdict: the signal that killed it, its first output token, or the driver's error. */

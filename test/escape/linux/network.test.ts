@@ -10,9 +10,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, it } from 'vitest'
-import { Escape } from '../../helpers/escape.js'
-import { identities } from '../../helpers/identity.js'
-import { sandboxModes } from '../../helpers/modes.js'
+import { describeEscape, Escape } from '../../helpers/escape.js'
 import { makeTestTmpDir } from '../../helpers/paths.js'
 
 const servers: Server[] = []
@@ -51,59 +49,57 @@ afterAll(() => {
   if (socketDir) rmSync(socketDir, { recursive: true, force: true })
 })
 
-describe.each(identities())('network — caller: $name', (identity) => {
-  describe.skipIf(identity.skip !== undefined).concurrent.each(sandboxModes())(`mode: %s${identity.skip ? ` (skipped: ${identity.skip})` : ''}`, (mode) => {
-    let e: Escape
-    const isRoot = identity.name === 'root'
-    beforeAll(() => {
-      e = new Escape(identity, mode, 'net')
-    })
-    afterAll(() => e?.cleanup())
-    const net = (...args: string[]) => [e.probe('net'), ...args]
+describeEscape('network', (identity, mode) => {
+  let e: Escape
+  const isRoot = identity.name === 'root'
+  beforeAll(() => {
+    e = new Escape(identity, mode, 'net')
+  })
+  afterAll(() => e?.cleanup())
+  const net = (...args: string[]) => [e.probe('net'), ...args]
 
-    describe('network off', () => {
-      it('TCP connect to a local server on 127.0.0.1', async () => {
-        await e.denial(net('tcp', '127.0.0.1', String(ports.v4)), 'EAFNOSUPPORT')
-      })
-
-      it('TCP connect to a local server on [::1]', async () => {
-        await e.denial(net('tcp', '::1', String(ports.v6)), 'EAFNOSUPPORT')
-      })
-
-      it('UDP send to a local server', async () => {
-        await e.denial(net('udp', '127.0.0.1', String(ports.udp)), 'EAFNOSUPPORT')
-      })
-
-      it('raw socket', async () => {
-        // Unprivileged, the kernel refuses with EPERM (no CAP_NET_RAW): not the filter's errno.
-        await e.denial(net('raw'), 'EAFNOSUPPORT', isRoot ? 'OK' : 'differs')
-      })
-
-      it('packet socket', async () => {
-        await e.denial(net('packet'), 'EAFNOSUPPORT', isRoot ? 'OK' : 'differs')
-      })
-
-      it('netlink socket', async () => {
-        await e.denial(net('netlink'), 'EAFNOSUPPORT')
-      })
-
-      it('AF_UNIX connect to a host daemon (pathname socket)', async () => {
-        await e.denial(net('unix', socketPath), 'EAFNOSUPPORT')
-      })
-
-      it('AF_UNIX connect to a host daemon (abstract socket)', async () => {
-        await e.denial(net('unix', `@${abstractName}`), 'EAFNOSUPPORT')
-      })
-
-      it('socketpair(AF_UNIX) still works', async () => {
-        await e.denial(net('socketpair'), 'OK')
-      })
+  describe('network off', () => {
+    it('TCP connect to a local server on 127.0.0.1', async () => {
+      await e.denial(net('tcp', '127.0.0.1', String(ports.v4)), 'EAFNOSUPPORT')
     })
 
-    describe('network on', () => {
-      it('TCP connect to the local server succeeds', async () => {
-        await e.denial(net('tcp', '127.0.0.1', String(ports.v4)), 'OK', 'OK', { options: { network: 'on' } })
-      })
+    it('TCP connect to a local server on [::1]', async () => {
+      await e.denial(net('tcp', '::1', String(ports.v6)), 'EAFNOSUPPORT')
+    })
+
+    it('UDP send to a local server', async () => {
+      await e.denial(net('udp', '127.0.0.1', String(ports.udp)), 'EAFNOSUPPORT')
+    })
+
+    it('raw socket', async () => {
+      // Unprivileged, the kernel refuses with EPERM (no CAP_NET_RAW): not the filter's errno.
+      await e.denial(net('raw'), 'EAFNOSUPPORT', isRoot ? 'OK' : 'differs')
+    })
+
+    it('packet socket', async () => {
+      await e.denial(net('packet'), 'EAFNOSUPPORT', isRoot ? 'OK' : 'differs')
+    })
+
+    it('netlink socket', async () => {
+      await e.denial(net('netlink'), 'EAFNOSUPPORT')
+    })
+
+    it('AF_UNIX connect to a host daemon (pathname socket)', async () => {
+      await e.denial(net('unix', socketPath), 'EAFNOSUPPORT')
+    })
+
+    it('AF_UNIX connect to a host daemon (abstract socket)', async () => {
+      await e.denial(net('unix', `@${abstractName}`), 'EAFNOSUPPORT')
+    })
+
+    it('socketpair(AF_UNIX) still works', async () => {
+      await e.denial(net('socketpair'), 'OK')
+    })
+  })
+
+  describe('network on', () => {
+    it('TCP connect to the local server succeeds', async () => {
+      await e.denial(net('tcp', '127.0.0.1', String(ports.v4)), 'OK', 'OK', { options: { network: 'on' } })
     })
   })
 })

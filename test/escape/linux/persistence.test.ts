@@ -4,33 +4,29 @@
  * namespace mode has. Landlock-only mode must say so in the enforcement
  * report instead of pretending.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Escape, outcomeOf } from '../../helpers/escape.js'
-import { identities } from '../../helpers/identity.js'
-import { sandboxModes } from '../../helpers/modes.js'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { describeEscape, Escape, outcomeOf } from '../../helpers/escape.js'
 
-describe.each(identities())('persistence — caller: $name', (identity) => {
-  describe.skipIf(identity.skip !== undefined).each(sandboxModes())(`mode: %s${identity.skip ? ` (skipped: ${identity.skip})` : ''}`, (mode) => {
-    let e: Escape
-    beforeAll(() => {
-      e = new Escape(identity, mode, 'persist')
-      e.tree.file('work/.git/hooks/pre-commit.sample', '#!/bin/sh\n')
-    })
-    afterAll(() => e?.cleanup())
-
-    it.runIf(mode === 'landlock')('Landlock mode reports protected-paths as not enforced', async () => {
-      const reply = await e.confined(['true'])
-      const enforcement = reply.result!.enforcement!
-      expect(enforcement.mode).toBe('landlock')
-      expect(enforcement.status).toBe('partial')
-      expect(enforcement.missing.map((m) => m.protection)).toContain('protected-paths')
-      expect(enforcement.filesystem.protected).toContain(`${e.tree.work}/.git/hooks`)
-    })
-
-    it.runIf(mode === 'namespaces')('namespace mode enforces protected paths', async () => {
-      const reply = await e.confined([e.probe('files'), 'create', `${e.tree.work}/.git/hooks/post-checkout`])
-      expect(['EROFS', 'EACCES', 'EPERM']).toContain(outcomeOf(reply))
-      expect(reply.result!.enforcement!.missing.map((m) => m.protection)).not.toContain('protected-paths')
-    })
+describeEscape('persistence', (identity, mode) => {
+  let e: Escape
+  beforeAll(() => {
+    e = new Escape(identity, mode, 'persist')
+    e.tree.file('work/.git/hooks/pre-commit.sample', '#!/bin/sh\n')
   })
-})
+  afterAll(() => e?.cleanup())
+
+  it.runIf(mode === 'landlock')('Landlock mode reports protected-paths as not enforced', async () => {
+    const reply = await e.confined(['true'])
+    const enforcement = reply.result!.enforcement!
+    expect(enforcement.mode).toBe('landlock')
+    expect(enforcement.status).toBe('partial')
+    expect(enforcement.missing.map((m) => m.protection)).toContain('protected-paths')
+    expect(enforcement.filesystem.protected).toContain(`${e.tree.work}/.git/hooks`)
+  })
+
+  it.runIf(mode === 'namespaces')('namespace mode enforces protected paths', async () => {
+    const reply = await e.confined([e.probe('files'), 'create', `${e.tree.work}/.git/hooks/post-checkout`])
+    expect(['EROFS', 'EACCES', 'EPERM']).toContain(outcomeOf(reply))
+    expect(reply.result!.enforcement!.missing.map((m) => m.protection)).not.toContain('protected-paths')
+  })
+}, { concurrent: false })

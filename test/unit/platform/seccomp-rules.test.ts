@@ -6,19 +6,12 @@ import { describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../src/errors.js'
 import { packageRoot } from '../../../src/native/load.js'
 import { loadSeccompRules, parseSeccompRules } from '../../../src/platform/linux/seccomp-rules.js'
+import { thrown } from '../../helpers/errors.js'
 
 const file = join(packageRoot, 'profiles', 'linux', 'seccomp.rules')
 const text = readFileSync(file, 'utf8')
 
-function errorOf(src: string): PolicyError {
-  try {
-    parseSeccompRules(src, 'test.rules')
-  } catch (e) {
-    expect(e).toBeInstanceOf(PolicyError)
-    return e as PolicyError
-  }
-  throw new Error('expected a PolicyError')
-}
+const errorOf = (src: string) => thrown(PolicyError, () => parseSeccompRules(src, 'test.rules'))
 
 describe('the shipped seccomp.rules', () => {
   const rules = loadSeccompRules()

@@ -5,19 +5,12 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../src/errors.js'
 import { BUILTIN_PROFILES, builtinSecretDenies, loadProfile } from '../../../src/policy/profiles.js'
+import { thrown } from '../../helpers/errors.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'cordon-profiles-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-function policyError(fn: () => unknown): PolicyError {
-  try {
-    fn()
-  } catch (e) {
-    expect(e).toBeInstanceOf(PolicyError)
-    return e as PolicyError
-  }
-  throw new Error('expected a PolicyError')
-}
+const policyError = (fn: () => unknown) => thrown(PolicyError, fn)
 
 describe('built-in profiles', () => {
   it.each(BUILTIN_PROFILES)('%s loads and validates', (name) => {

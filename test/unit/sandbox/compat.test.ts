@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { UnsupportedError } from '../../../src/errors.js'
 import { checkCompat } from '../../../src/sandbox/compat.js'
 import type { Enforcement, MissingProtection } from '../../../src/sandbox/enforcement.js'
+import { thrown } from '../../helpers/errors.js'
 
 function enforcement(status: Enforcement['status'], missing: MissingProtection[]): Enforcement {
   return {
@@ -14,15 +15,7 @@ function enforcement(status: Enforcement['status'], missing: MissingProtection[]
 const implicit: MissingProtection = { protection: 'protected-paths', explicit: false, reason: 'needs namespace mode' }
 const explicit: MissingProtection = { protection: 'network', explicit: true, reason: 'cannot block sockets', fix: 'a newer kernel' }
 
-function refusal(fn: () => void): UnsupportedError {
-  try {
-    fn()
-  } catch (e) {
-    expect(e).toBeInstanceOf(UnsupportedError)
-    return e as UnsupportedError
-  }
-  throw new Error('expected an UnsupportedError')
-}
+const refusal = (fn: () => void) => thrown(UnsupportedError, fn)
 
 describe('checkCompat', () => {
   it('full enforcement runs under every compat', () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createSandbox, PolicyError, SetupError } from '../../../src/index.js'
+import { rejected } from '../../helpers/errors.js'
 
 // Every sandboxed child is started by a request to the launcher zygote
 // (Zygote.start): count those.
@@ -29,15 +30,7 @@ beforeEach(() => {
   spawned.mockClear()
 })
 
-async function policyError(fn: () => unknown): Promise<PolicyError> {
-  try {
-    await fn()
-  } catch (e) {
-    expect(e).toBeInstanceOf(PolicyError)
-    return e as PolicyError
-  }
-  throw new Error('expected a PolicyError')
-}
+const policyError = (fn: () => unknown) => rejected(PolicyError, fn)
 
 const base = { cwd: dir, mode: 'landlock', compat: 'best-effort' } as const
 

@@ -3,29 +3,16 @@
  * (the launcher made the command a session leader), and sandboxes with
  * different profiles run at the same time, each confined by its own.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createSandbox, type CordonError } from '../../../src/index.js'
+import { dead, eventually } from '../../helpers/processes.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'cordon-lifecycle-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const options = { cwd: dir, mode: 'landlock', compat: 'best-effort' } as const
-
-/** True once `pid` is gone or a zombie (killed, waiting to be reaped by init). */
-function dead(pid: number): boolean {
-  try {
-    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return true
-  }
-}
-
-async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (check()) return true
-  return check()
-}
 
 // The shell prints the pid of a background grandchild, then waits forever.
 const GROUP = ['sh', '-c', 'sleep 60 & echo $!; wait']
@@ -41,7 +28,7 @@ describe('timeouts', () => {
     expect(r).toMatchObject({ timedOut: true, signal: 'SIGKILL' })
     const escapee = Number(r.stdout.trim())
     expect(escapee).toBeGreaterThan(0)
-    expect(await eventually(() => dead(escapee))).toBe(true)
+    expect(await eventually(() => dead(escapee), 3000)).toBe(true)
   })
 
   it('kill the whole process group and report timedOut', async () => {
@@ -53,7 +40,7 @@ describe('timeouts', () => {
     expect(Date.now() - started).toBeLessThan(10_000)
     const grandchild = Number(r.stdout.trim())
     expect(grandchild).toBeGreaterThan(0)
-    expect(await eventually(() => dead(grandchild))).toBe(true)
+    expect(await eventually(() => dead(grandchild), 3000)).toBe(true)
   })
 
   it('a command that finishes in time is not marked timedOut', async () => {
@@ -73,7 +60,7 @@ describe('AbortSignal', () => {
     const r = await run
     sb.close()
     expect(r).toMatchObject({ aborted: true, timedOut: false, signal: 'SIGKILL' })
-    expect(await eventually(() => dead(Number(r.stdout.trim())))).toBe(true)
+    expect(await eventually(() => dead(Number(r.stdout.trim())), 3000)).toBe(true)
   })
 
   // An already aborted signal: nothing is spawned, the run rejects with AbortError.

@@ -11,25 +11,13 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createSandbox } from '../../../src/index.js'
 import { loadNative } from '../../../src/native/load.js'
 import { zygoteFor } from '../../../src/platform/linux/zygote.js'
+import { dead, eventually } from '../../helpers/processes.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'cordon-zygote-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const options = { cwd: dir, mode: 'landlock', compat: 'best-effort' } as const
 
 const ppidOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1])
-
-function gone(pid: number): boolean {
-  try {
-    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return true
-  }
-}
-
-async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (check()) return true
-  return check()
-}
 
 /** Start a long command (confined and running) and return it with the pid of the zygote that forked it. */
 async function startSleeper(sb: ReturnType<typeof createSandbox>) {
@@ -102,10 +90,10 @@ describe('the launcher zygote', () => {
     const caller = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
     const line = await new Promise<string>((resolve) => caller.stdout.once('data', (d: Buffer) => resolve(d.toString())))
     const [zygote, command] = line.trim().split(' ').map(Number)
-    expect(gone(zygote!)).toBe(false)
+    expect(dead(zygote!)).toBe(false)
     caller.kill('SIGKILL')
-    expect(await eventually(() => gone(zygote!))).toBe(true)
-    expect(await eventually(() => gone(command!))).toBe(true)
+    expect(await eventually(() => dead(zygote!))).toBe(true)
+    expect(await eventually(() => dead(command!))).toBe(true)
   })
 })
 
@@ -178,7 +166,7 @@ describe('the zygote against a careless or hostile caller environment', () => {
     const py = 'import socket; s = socket.socket(fileno=3); s.sendmsg([b"X\\x00022\\x00/bin/sh\\x00-c\\x00id\\x00"])'
     const intruder = spawn('python3', ['-c', py], { stdio: ['ignore', 'ignore', 'inherit', z.socket] })
     await new Promise((r) => intruder.on('close', r))
-    expect(await eventually(() => gone(zygote))).toBe(true)
+    expect(await eventually(() => dead(zygote))).toBe(true)
     expect((await p).signal).toBe('SIGKILL') // its run was torn down, visibly
     const next = sb.spawn('sh', ['-c', 'echo fresh'])
     expect(ppidOf(next.pid!)).not.toBe(zygote)

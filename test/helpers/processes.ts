@@ -1,0 +1,17 @@
+/** Watching processes the tests start (Linux: reads /proc). */
+import { readFileSync } from 'node:fs'
+
+/** True once `pid` is gone or a zombie (killed, waiting to be reaped by init). */
+export function dead(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return true
+  }
+}
+
+/** Poll `check` every 50 ms until it holds or `ms` have passed; its last answer. */
+export async function eventually(check: () => boolean, ms = 5000): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (check()) return true
+  return check()
+}
