@@ -8,6 +8,7 @@
 //
 // Needs the build: `npx tsc -p tsconfig.build.json` (imports ../dist).
 import { fileURLToPath } from 'node:url'
+import { median } from './lib.mjs'
 
 const TARGET_US = 20
 const COMMAND = ['bash', '-lc', 'git status && ls -la | wc -l']
@@ -26,11 +27,6 @@ function generateRules() {
   return lines.join('\n')
 }
 
-function medianOf(samples) {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)]
-}
-
 /** Median µs of `fn(i)` over `n` calls, each timed on its own. */
 function measure(fn, n) {
   for (let i = 0; i < 2000; i++) fn(i) // JIT warm-up
@@ -40,7 +36,7 @@ function measure(fn, n) {
     fn(i)
     samples[i] = Number(process.hrtime.bigint() - t0) / 1000
   }
-  return medianOf(samples)
+  return median(samples)
 }
 
 export async function benchExecPolicy({ iterations = 20_000 } = {}) {

@@ -10,17 +10,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createSandbox } from '../dist/index.js'
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+import { race } from './lib.mjs'
 
 function run(file, args) {
   return new Promise((resolve) => spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: {} }).on('close', resolve))
-}
-
-async function time(fn) {
-  const t = performance.now()
-  await fn()
-  return performance.now() - t
 }
 
 export async function benchNamespaces({ rounds = 50 } = {}) {
@@ -45,11 +38,8 @@ export async function benchNamespaces({ rounds = 50 } = {}) {
       mounts: () => run(bwrap, mountsOnly),
       cordon: () => sb.run(['/bin/true']),
     }
-    const samples = { bwrap: [], mounts: [], cordon: [] }
-    for (const fn of Object.values(contenders)) for (let i = 0; i < 5; i++) await fn() // warm-up
-    // Interleaved round by round, so a load spike hits both.
-    for (let i = 0; i < rounds; i++) for (const [k, fn] of Object.entries(contenders)) samples[k].push(await time(fn))
-    return { bwrapMs: median(samples.bwrap), sameMountsMs: median(samples.mounts), cordonMs: median(samples.cordon), rounds }
+    const med = await race(contenders, rounds)
+    return { bwrapMs: med.bwrap, sameMountsMs: med.mounts, cordonMs: med.cordon, rounds }
   } finally {
     sb.close()
     rmSync(cwd, { recursive: true, force: true })

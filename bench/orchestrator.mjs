@@ -5,23 +5,10 @@
 import { fileURLToPath } from 'node:url'
 import { createSandbox } from '../dist/index.js'
 import { createOrchestrator } from '../dist/orchestrator/index.js'
+import { race } from './lib.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const N = Number(process.env.BENCH_N ?? 200)
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-
-async function race(contenders, rounds) {
-  const samples = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]))
-  for (const fn of Object.values(contenders)) for (let i = 0; i < 5; i++) await fn()
-  for (let i = 0; i < rounds; i++) {
-    for (const [k, fn] of Object.entries(contenders)) {
-      const t = performance.now()
-      await fn()
-      samples[k].push(performance.now() - t)
-    }
-  }
-  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]))
-}
 
 const options = { cwd: root, mode: 'landlock', compat: 'best-effort' }
 const sb = createSandbox(options)

@@ -6,27 +6,13 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createSandbox } from '../dist/index.js'
+import { race } from './lib.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const N = Number(process.env.BENCH_N ?? 200)
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 const bareSpawn = () =>
   new Promise((resolve) => spawn('/bin/true', [], { stdio: ['ignore', 'pipe', 'pipe'] }).on('close', resolve))
-
-async function time(fn) {
-  const t = performance.now()
-  await fn()
-  return performance.now() - t
-}
-
-/** Interleave the contenders round by round so load spikes hit all of them. */
-async function race(contenders, rounds) {
-  const samples = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]))
-  for (const fn of Object.values(contenders)) for (let i = 0; i < 5; i++) await fn() // warm-up
-  for (let i = 0; i < rounds; i++) for (const [k, fn] of Object.entries(contenders)) samples[k].push(await time(fn))
-  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]))
-}
 
 function line(label, value, base, target) {
   const ratio = value / base

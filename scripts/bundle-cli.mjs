@@ -27,35 +27,33 @@ const englishOnlyZod = {
   },
 }
 
-const result = await build({
-  entryPoints: [`${root}/dist/cli/main.js`],
-  outdir: `${root}/dist/cli-bundle`,
+// Options every bundle shares.
+const shared = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   external: ['node-gyp-build', 'web-tree-sitter', 'tree-sitter-bash', 'execa', 'proper-lockfile'],
   plugins: [englishOnlyZod],
-  banner: { js: "import { createRequire as __cordonRequire } from 'node:module'; const require = __cordonRequire(import.meta.url);" },
   minify: true,
   metafile: true,
   logLevel: 'warning',
+}
+
+const result = await build({
+  ...shared,
+  entryPoints: [`${root}/dist/cli/main.js`],
+  outdir: `${root}/dist/cli-bundle`,
+  splitting: true,
+  format: 'esm',
+  banner: { js: "import { createRequire as __cordonRequire } from 'node:module'; const require = __cordonRequire(import.meta.url);" },
 })
 
 // The CommonJS bundles: import.meta.url becomes the bundle's own file URL.
 const commonJs = {
-  bundle: true,
+  ...shared,
   format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  external: ['node-gyp-build', 'web-tree-sitter', 'tree-sitter-bash', 'execa', 'proper-lockfile'],
-  plugins: [englishOnlyZod],
   define: { 'import.meta.url': '__cordonImportMetaUrl' },
   banner: { js: "'use strict';var __cordonImportMetaUrl=require('node:url').pathToFileURL(__filename).href;" },
-  minify: true,
-  metafile: true,
-  logLevel: 'warning',
 }
 const runBundle = `${root}/dist/cli-bundle/run.cjs`
 await build({ ...commonJs, entryPoints: [`${root}/dist/cli/entry.js`], outfile: `${root}/dist/cli-bundle/cli.cjs` })

@@ -14,11 +14,7 @@ import { CordonError, PolicyError } from '../errors.js'
 import { createExecPolicy } from '../exec-policy/exec-policy.js'
 import { shlexJoin } from '../exec-policy/shlex.js'
 import type { CommandDecision, Decision } from '../exec-policy/types.js'
-
-interface CheckIo {
-  stdout: (s: string) => void
-  stderr: (s: string) => void
-}
+import type { Io } from './io.js'
 
 const USAGE = 'usage: cordon check --rules FILE... [--json] -- CMD...\n'
 const EXIT: Record<Decision, number> = { allow: 0, prompt: 1, forbidden: 2 }
@@ -30,7 +26,7 @@ interface CheckArgs {
   readonly command: string[]
 }
 
-export async function runCheck(argv: string[], io: CheckIo): Promise<number> {
+export async function runCheck(argv: string[], io: Io): Promise<number> {
   const sep = argv.indexOf('--')
   const options = sep < 0 ? argv : argv.slice(0, sep)
   if (options.includes('-h') || options.includes('--help')) {
@@ -76,7 +72,7 @@ function parseArgs(argv: readonly string[]): CheckArgs | string {
   return { rules, json, command }
 }
 
-function reportError(err: unknown, json: boolean, io: CheckIo): number {
+function reportError(err: unknown, json: boolean, io: Io): number {
   const isPolicy = err instanceof PolicyError
   const code = isPolicy ? CHECK_EXIT.policy : CHECK_EXIT.internal
   const message = err instanceof Error ? err.message : String(err)

@@ -9,7 +9,7 @@ import { splitCommand, type CommandSplit } from './command-split.js'
 import { dangerousReason } from './dangerous-commands.js'
 import { matchRules } from './matcher.js'
 import { trustedProgramName } from './program-name.js'
-import { resolveProgram, type ResolveOptions } from './resolve-program.js'
+import { prepareResolve, resolveWith, type PreparedResolve, type ResolvedProgram, type ResolveOptions } from './resolve-program.js'
 import { isKnownSafe } from './safe-commands.js'
 import { stricter, type CommandDecision, type Decision, type DecisionSource, type MatchedRule, type Policy, type SegmentDecision } from './types.js'
 
@@ -28,16 +28,25 @@ const SOURCE_PRIORITY: readonly DecisionSource[] = ['rule', 'heuristic-dangerous
 export function decideCommand(parser: Parser, policy: Policy, argv: readonly string[], options: DecideOptions = {}): CommandDecision {
   const split = splitCommand(parser, policy, argv)
   if (split.opaque) return combine([decideOpaque(policy, split)], true)
-  const segments = split.segments.map((segment) => decideSegment(policy, segment, options))
+  const resolver = options.resolve ? resolverFor(options.resolve) : undefined
+  const segments = split.segments.map((segment) => decideSegment(policy, segment, resolver))
   for (const also of alsoCheckSegments(policy, split.alsoCheck)) segments.push(also)
   return combine(segments, false)
 }
 
-export function decideSegment(policy: Policy, argv: readonly string[], options: DecideOptions = {}): SegmentDecision {
+type Resolver = (program: string) => ResolvedProgram
+
+/** PATH lookups for one decision: options validated and writable roots canonicalised once, on first need. */
+function resolverFor(options: ResolveOptions): Resolver {
+  let prepared: PreparedResolve | undefined
+  return (program) => resolveWith(program, (prepared ??= prepareResolve(options)))
+}
+
+function decideSegment(policy: Policy, argv: readonly string[], resolver: Resolver | undefined): SegmentDecision {
   const matchedRules = matchRules(policy, argv)
   const decided: SegmentDecision =
     matchedRules.length > 0 ? { argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules } : heuristic(policy, argv)
-  return options.resolve ? checkResolution(policy, decided, options.resolve) : decided
+  return resolver ? checkResolution(policy, decided, resolver) : decided
 }
 
 function heuristic(policy: Policy, argv: readonly string[]): SegmentDecision {
@@ -50,10 +59,10 @@ function heuristic(policy: Policy, argv: readonly string[]): SegmentDecision {
 }
 
 /** An allowed bare name must resolve to a program the command could not have planted. */
-function checkResolution(policy: Policy, seg: SegmentDecision, resolve: ResolveOptions): SegmentDecision {
+function checkResolution(policy: Policy, seg: SegmentDecision, resolve: Resolver): SegmentDecision {
   const program = seg.argv[0] as string
   if (seg.decision !== 'allow' || program.includes('/')) return seg
-  const resolved = resolveProgram(program, resolve)
+  const resolved = resolve(program)
   if (!resolved.ok) return { ...seg, decision: 'prompt', reason: `cannot trust ${program}: ${resolved.reason}` }
   const listed = policy.hostExecutables.get(program)
   if (listed && !listed.includes(resolved.path)) {

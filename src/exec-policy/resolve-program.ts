@@ -22,17 +22,33 @@ export type ResolveOptions = z.infer<typeof ResolveOptionsSchema>
 export type ResolvedProgram = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly reason: string }
 
 export function resolveProgram(name: string, options: ResolveOptions): ResolvedProgram {
+  return resolveWith(name, prepareResolve(options))
+}
+
+/** Validated options, writable roots canonical: what every lookup of one decision shares. */
+export interface PreparedResolve {
+  readonly PATH: string
+  readonly roots: readonly string[]
+  /** PATH entry → the writable root it lies in ('' for none), filled as entries are met. */
+  readonly entryRoots: Map<string, string>
+}
+
+export function prepareResolve(options: ResolveOptions): PreparedResolve {
   const parsed = ResolveOptionsSchema.safeParse(options)
   if (!parsed.success) throw new PolicyError(`invalid resolveProgram options: ${parsed.error.message}`, { where: 'resolveProgram' })
   const { PATH, cwd } = parsed.data
-  const roots = parsed.data.writableRoots.map((r) => canonical(resolve(cwd, r)))
+  return { PATH, roots: parsed.data.writableRoots.map((r) => canonical(resolve(cwd, r))), entryRoots: new Map() }
+}
+
+export function resolveWith(name: string, { PATH, roots, entryRoots }: PreparedResolve): ResolvedProgram {
   if (name === '' || name.includes('\0')) return { ok: false, reason: 'empty or invalid program name' }
   if (name.includes('/')) return resolvePath(name, roots)
   for (const entry of PATH.split(delimiter)) {
     if (entry === '' || !isAbsolute(entry)) {
       return { ok: false, reason: `PATH entry ${JSON.stringify(entry)} is relative: it is searched in the working directory` }
     }
-    const inRoot = writableRootOf(canonical(entry), roots)
+    let inRoot = entryRoots.get(entry)
+    if (inRoot === undefined) entryRoots.set(entry, (inRoot = writableRootOf(canonical(entry), roots) ?? ''))
     if (inRoot) return { ok: false, reason: `PATH entry ${entry} is inside writable root ${inRoot}` }
     const candidate = join(entry, name)
     if (isExecutableFile(candidate)) return checkTarget(candidate, roots)
@@ -68,7 +84,8 @@ function canonical(path: string): string {
 
 function isExecutableFile(path: string): boolean {
   try {
-    if (!statSync(path).isFile()) return false
+    // Most candidates do not exist: no exception for that, which costs more than the stat.
+    if (!statSync(path, { throwIfNoEntry: false })?.isFile()) return false
     accessSync(path, constants.X_OK)
     return true
   } catch {

@@ -74,8 +74,6 @@ export const execRequestSchema = z
 export type ExecRequest = z.input<typeof execRequestSchema>
 export type ExecRequestParsed = z.output<typeof execRequestSchema>
 
-export { parseWith } from '../policy/parse-with.js'
-
 export function expandHome(p: string): string {
   if (p === '~') return homedir()
   return p.startsWith('~/') ? join(homedir(), p.slice(2)) : resolve(p)

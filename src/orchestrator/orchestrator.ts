@@ -21,7 +21,8 @@ import { approveFirst } from './first-approval.js'
 import { Recorder } from './outcome-recorder.js'
 import { escalate, type EscalationContext } from './escalation.js'
 import type { Hooks } from './hooks.js'
-import { execRequestSchema, expandHome, orchestratorOptionsSchema, parseWith, type ExecRequest, type ExecRequestParsed } from './options.js'
+import { parseWith } from '../policy/parse-with.js'
+import { execRequestSchema, expandHome, orchestratorOptionsSchema, type ExecRequest, type ExecRequestParsed, type OrchestratorOptionsParsed } from './options.js'
 import type { ExecOutcome } from './outcome.js'
 import { PolicyStore } from './policy-store.js'
 import { requirementFor, type Requirement } from './requirement.js'
@@ -75,7 +76,7 @@ export function createOrchestrator(options: OrchestratorOptions = {}): Orchestra
 
 class OrchestratorImpl implements Orchestrator {
   readonly sessionCache = new SessionCache()
-  private readonly o: ReturnType<typeof orchestratorOptionsSchema.parse>
+  private readonly o: OrchestratorOptionsParsed
   private readonly base: SandboxOptions
   private readonly baseCwd: string
   private readonly settings: ApprovalSettings
