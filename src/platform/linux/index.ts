@@ -16,7 +16,7 @@ import { launcherFor } from '../../native/load.js'
 import type { SandboxMode } from '../../policy/schema.js'
 import type { Enforcement } from '../../sandbox/enforcement.js'
 import { statusOf } from '../../sandbox/enforcement.js'
-import { buildLandlockPlan, type PlanContext } from './plan.js'
+import { buildLandlockPlan, rlimits, type PlanContext } from './plan.js'
 import { probeHost } from './probe.js'
 import { LAUNCHER_ARGS } from './launch.js'
 import type { Prepared } from '../backend.js'
@@ -122,7 +122,7 @@ function unsandboxed(policy: ResolvedPolicy): Prepared {
     launcher,
     file: launcher,
     args: [...LAUNCHER_ARGS],
-    template: { v: 1, cwd: policy.cwd, rlimits: [], landlock: null, seccomp: null },
+    template: { v: 1, cwd: policy.cwd, rlimits: rlimits(policy), landlock: null, seccomp: null },
     enforcement: {
       mode: 'none',
       modeReason: 'the profile asked for no sandbox (unsandboxed: true)',

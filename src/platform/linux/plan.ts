@@ -33,7 +33,7 @@ export interface PlanContext {
   explicit: ReadonlySet<string>
 }
 
-function rlimits(policy: ResolvedPolicy): LauncherPlan['rlimits'] {
+export function rlimits(policy: ResolvedPolicy): LauncherPlan['rlimits'] {
   return Object.entries(policy.limits)
     .filter(([, v]) => v !== undefined)
     .map(([resource, v]) => ({ resource, soft: String(v), hard: String(v) }))
