@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import * as z from 'zod'
+import * as z from 'zod/mini'
 import { PolicyError } from '../errors.js'
 import { parseWith } from './parse-with.js'
 import { packageRoot } from '../native/load.js'
@@ -39,8 +39,8 @@ export function parseProfile(input: unknown, source: string): Profile {
 let secretsCache: string[] | undefined
 export function builtinSecretDenies(): string[] {
   if (!secretsCache) {
-    const data = z.object({ denyRead: z.array(z.string()) }).passthrough().parse(readJson(join(profilesDir, 'secrets.json'), 'secrets list'), { jitless: true })
-    secretsCache = data.denyRead
+    const path = join(profilesDir, 'secrets.json')
+    secretsCache = parseWith(z.looseObject({ denyRead: z.array(z.string()) }), readJson(path, 'secrets list'), path).denyRead
   }
   return secretsCache
 }

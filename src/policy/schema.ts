@@ -4,66 +4,60 @@
  * plain, validated object. `profiles/profile.schema.json` is generated from
  * these schemas for editors (scripts/gen-schema.mjs).
  */
-import * as z from 'zod'
+import * as z from 'zod/mini'
+import en from 'zod/v4/locales/en.js'
+
+// zod/mini rather than zod's chained API: the same validation core, but
+// schemas are plain objects instead of instances carrying ~60 methods each,
+// which made building these few schemas the largest part of `cordon run`'s
+// start-up. Mini ships no messages of its own; these are zod's English ones.
+z.config(en())
 
 /** A path: absolute, `~/…`, or relative to the sandbox cwd; `${cwd}` and `${tmpdir}` expand. */
-const pathString = z
-  .string()
-  .min(1, 'empty path')
-  .refine((s) => !s.includes('\0'), 'path contains a NUL byte')
+const pathString = z.string().check(
+  z.minLength(1, 'empty path'),
+  z.refine((s) => !s.includes('\0'), 'path contains a NUL byte'),
+)
 
-export const filesystemSchema = z
-  .object({
-    /** `all`: the whole filesystem is readable (minus denyRead); or a list of read roots. */
-    read: z.union([z.literal('all'), z.array(pathString)]).default('all'),
-    /** Roots where the command may create, modify and delete. */
-    write: z.array(pathString).default([]),
-    /** Paths or globs that must never be readable, even inside read or write roots. */
-    denyRead: z.array(pathString).default([]),
-    /** Paths inside write roots that stay read-only (persistence targets such as .git/hooks). */
-    protected: z.array(pathString).default([]),
-    /** Also deny the built-in secrets list (profiles/secrets.json): ~/.ssh, ~/.aws, … */
-    denySecrets: z.boolean().default(true),
-  })
-  .strict()
+export const filesystemSchema = z.strictObject({
+  /** `all`: the whole filesystem is readable (minus denyRead); or a list of read roots. */
+  read: z._default(z.union([z.literal('all'), z.array(pathString)]), 'all'),
+  /** Roots where the command may create, modify and delete. */
+  write: z._default(z.array(pathString), []),
+  /** Paths or globs that must never be readable, even inside read or write roots. */
+  denyRead: z._default(z.array(pathString), []),
+  /** Paths inside write roots that stay read-only (persistence targets such as .git/hooks). */
+  protected: z._default(z.array(pathString), []),
+  /** Also deny the built-in secrets list (profiles/secrets.json): ~/.ssh, ~/.aws, … */
+  denySecrets: z._default(z.boolean(), true),
+})
 
-export const envSchema = z
-  .object({
-    /** Only these names (globs like `LC_*`) pass; absent: everything not denied passes. */
-    allow: z.array(z.string().min(1)).optional(),
-    /** Names (globs) always dropped, on top of the secret patterns. */
-    deny: z.array(z.string().min(1)).default([]),
-    /** Drop names that look like secrets (`*_TOKEN`, `AWS_*`, …). */
-    dropSecrets: z.boolean().default(true),
-    /** Set or override variables in the sandbox. */
-    set: z.record(z.string(), z.string()).default({}),
-  })
-  .strict()
+const name = z.string().check(z.minLength(1))
+export const envSchema = z.strictObject({
+  /** Only these names (globs like `LC_*`) pass; absent: everything not denied passes. */
+  allow: z.optional(z.array(name)),
+  /** Names (globs) always dropped, on top of the secret patterns. */
+  deny: z._default(z.array(name), []),
+  /** Drop names that look like secrets (`*_TOKEN`, `AWS_*`, …). */
+  dropSecrets: z._default(z.boolean(), true),
+  /** Set or override variables in the sandbox. */
+  set: z._default(z.record(z.string(), z.string()), {}),
+})
 
-const limit = z.number().int().nonnegative()
-export const limitsSchema = z
-  .object({
-    nproc: limit.optional(),
-    nofile: limit.optional(),
-    fsize: limit.optional(),
-    as: limit.optional(),
-    cpu: limit.optional(),
-  })
-  .strict()
+const limit = z.optional(z.int().check(z.nonnegative()))
+export const limitsSchema = z.strictObject({ nproc: limit, nofile: limit, fsize: limit, as: limit, cpu: limit })
 
-export const profileSchema = z
-  .object({
-    $schema: z.string().optional(),
-    name: z.string().min(1).optional(),
-    description: z.string().optional(),
-    filesystem: filesystemSchema.default({ read: 'all', write: [], denyRead: [], protected: [], denySecrets: true }),
-    network: z.enum(['off', 'on']).default('off'),
-    env: envSchema.default({ deny: [], dropSecrets: true, set: {} }),
-    limits: limitsSchema.default({}),
-    /** Run without any sandbox. Only honoured with `full-access`-style profiles and never with denyRead. */
-    unsandboxed: z.boolean().default(false),
-  })
-  .strict()
+export const profileSchema = z.strictObject({
+  $schema: z.optional(z.string()),
+  name: z.optional(name),
+  description: z.optional(z.string()),
+  filesystem: z._default(filesystemSchema, { read: 'all', write: [], denyRead: [], protected: [], denySecrets: true }),
+  network: z._default(z.enum(['off', 'on']), 'off'),
+  env: z._default(envSchema, { deny: [], dropSecrets: true, set: {} }),
+  limits: z._default(limitsSchema, {}),
+  /** Run without any sandbox. Only honoured with `full-access`-style profiles and never with denyRead. */
+  unsandboxed: z._default(z.boolean(), false),
+})
 
 export type ProfileInput = z.input<typeof profileSchema>
 export type Profile = z.output<typeof profileSchema>

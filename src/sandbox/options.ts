@@ -1,32 +1,31 @@
 /** createSandbox() options, validated with zod at the API boundary. */
-import * as z from 'zod'
+import * as z from 'zod/mini'
 import { PolicyError } from '../errors.js'
 import { parseWith } from '../policy/parse-with.js'
 import { compatSchema, limitsSchema, modeSchema } from '../policy/schema.js'
 
-const paths = z.array(z.string().min(1)).optional()
+const nonEmpty = z.string().check(z.minLength(1))
+const paths = z.optional(z.array(nonEmpty))
 
-export const sandboxOptionsSchema = z
-  .object({
-    /** Built-in name, path to a JSON profile, or a profile object. Default: workspace-write. */
-    profile: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
-    cwd: z.string().min(1).optional(),
-    mode: modeSchema.default('auto'),
-    /** Namespace mode: absolute path of bwrap (default /usr/bin/bwrap, then /usr/local/bin/bwrap; PATH is never searched). */
-    bwrap: z.string().min(1).optional(),
-    /** hard: refuse if anything requested is missing; best-effort: run and report; default: refuse only for explicit requests. */
-    compat: compatSchema.optional(),
-    /** Added to the profile. */
-    read: paths,
-    write: paths,
-    denyRead: paths,
-    protected: paths,
-    network: z.enum(['off', 'on']).optional(),
-    limits: limitsSchema.optional(),
-    /** Environment the sandbox environment is built from. Default: process.env at creation. */
-    env: z.record(z.string(), z.string().optional()).optional(),
-  })
-  .strict()
+export const sandboxOptionsSchema = z.strictObject({
+  /** Built-in name, path to a JSON profile, or a profile object. Default: workspace-write. */
+  profile: z.optional(z.union([nonEmpty, z.record(z.string(), z.unknown())])),
+  cwd: z.optional(nonEmpty),
+  mode: z._default(modeSchema, 'auto'),
+  /** Namespace mode: absolute path of bwrap (default /usr/bin/bwrap, then /usr/local/bin/bwrap; PATH is never searched). */
+  bwrap: z.optional(nonEmpty),
+  /** hard: refuse if anything requested is missing; best-effort: run and report; default: refuse only for explicit requests. */
+  compat: z.optional(compatSchema),
+  /** Added to the profile. */
+  read: paths,
+  write: paths,
+  denyRead: paths,
+  protected: paths,
+  network: z.optional(z.enum(['off', 'on'])),
+  limits: z.optional(limitsSchema),
+  /** Environment the sandbox environment is built from. Default: process.env at creation. */
+  env: z.optional(z.record(z.string(), z.optional(z.string()))),
+})
 
 export type SandboxOptions = z.input<typeof sandboxOptionsSchema>
 export type ParsedSandboxOptions = z.output<typeof sandboxOptionsSchema>
@@ -35,26 +34,27 @@ export function parseSandboxOptions(input: unknown): ParsedSandboxOptions {
   return parseWith(sandboxOptionsSchema, input ?? {}, 'createSandbox options')
 }
 
-export const runOptionsSchema = z
-  .object({
-    timeout: z.number().int().positive().optional(),
-    signal: z.instanceof(AbortSignal).optional(),
-    input: z.union([z.string(), z.instanceof(Uint8Array)]).optional(),
-    /** Extra variables for this run (set after the profile's env policy). */
-    env: z.record(z.string(), z.string()).optional(),
-    stdin: z.enum(['pipe', 'ignore', 'inherit']).default('ignore'),
-    stdout: z.enum(['pipe', 'inherit', 'ignore']).default('pipe'),
-    stderr: z.enum(['pipe', 'inherit', 'ignore']).default('pipe'),
-    maxBuffer: z.number().int().positive().optional(),
-  })
-  .strict()
+const positiveInt = z.optional(z.int().check(z.positive()))
+export const runOptionsSchema = z.strictObject({
+  timeout: positiveInt,
+  signal: z.optional(z.instanceof(AbortSignal)),
+  input: z.optional(z.union([z.string(), z.instanceof(Uint8Array)])),
+  /** Extra variables for this run (set after the profile's env policy). */
+  env: z.optional(z.record(z.string(), z.string())),
+  stdin: z._default(z.enum(['pipe', 'ignore', 'inherit']), 'ignore'),
+  stdout: z._default(z.enum(['pipe', 'inherit', 'ignore']), 'pipe'),
+  stderr: z._default(z.enum(['pipe', 'inherit', 'ignore']), 'pipe'),
+  maxBuffer: positiveInt,
+})
 export type RunOptions = z.input<typeof runOptionsSchema>
 
 export function parseRunOptions(input: unknown): z.output<typeof runOptionsSchema> {
   return parseWith(runOptionsSchema, input ?? {}, 'run options')
 }
 
-const argvSchema = z.array(z.string().refine((s) => !s.includes('\0'), 'argument contains a NUL byte')).min(1, 'empty command')
+const argvSchema = z
+  .array(z.string().check(z.refine((s) => !s.includes('\0'), 'argument contains a NUL byte')))
+  .check(z.minLength(1, 'empty command'))
 
 export function parseArgv(argv: unknown): string[] {
   const r = argvSchema.safeParse(argv, { jitless: true })
