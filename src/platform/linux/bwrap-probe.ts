@@ -11,8 +11,8 @@
  * a one-shot CLI does not pay the two spawns every time; bwrap is still
  * located, and its path checked, on every call.
  */
-import { spawnSync } from 'node:child_process'
 import { existsSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import type { NativeProbe } from '../../native/binding.js'
 import { diagnoseBwrapFailure, type NamespaceCause } from './bwrap-diagnose.js'
 import { BWRAP_CANDIDATES, locateBwrap, type BwrapLocation } from './bwrap-locate.js'
@@ -51,6 +51,9 @@ const REQUIRED = ['--unshare-user', '--unshare-pid', '--unshare-ipc', '--unshare
 const TRIAL_TIMEOUT_MS = 10_000
 
 function run(file: string, args: string[]): { status: number | null; stdout: string; stderr: string; error?: Error } {
+  // Loaded here, not at the top: with the cross-process cache most CLI runs
+  // never probe, and node:child_process costs a `cordon run` ~7 ms to load.
+  const { spawnSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process')
   const r = spawnSync(file, args, { env: {}, encoding: 'utf8', timeout: TRIAL_TIMEOUT_MS, stdio: ['ignore', 'pipe', 'pipe'] })
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', ...(r.error ? { error: r.error } : {}) }
 }
