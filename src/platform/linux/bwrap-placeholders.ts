@@ -89,7 +89,7 @@ function sweepStale(dir: string): void {
 
 function ensureDir(path: string): void {
   // mkdir follows symlinks in the parent chain: the chain must be exactly as planned.
-  if (realpathSync(dirname(path)) !== dirname(path)) {
+  if (realpathSync.native(dirname(path)) !== dirname(path)) {
     throw new PolicyError(`a symlink appeared above ${path} while cordon was creating a mount point there; refusing to follow it`, { where: 'namespace mode' })
   }
   try {
@@ -105,15 +105,19 @@ function ensureDir(path: string): void {
 }
 
 /**
- * 12 random hex digits for a lease name, from /dev/urandom: loading
+ * 12 random hex digits, read once per process, that tell this process's
+ * leases apart from those of an earlier holder of the same pid (a lease
+ * name is unique per placeholder and process). From /dev/urandom: loading
  * node:crypto for six bytes costs a one-shot CLI run several milliseconds.
  */
-function randomHex(): string {
+let processTag: string | undefined
+function leaseTag(): string {
+  if (processTag) return processTag
   const buf = Buffer.alloc(6)
   try {
     const fd = openSync('/dev/urandom', 'r')
     try {
-      if (readSync(fd, buf, 0, 6, null) === 6) return buf.toString('hex')
+      if (readSync(fd, buf, 0, 6, null) === 6) return (processTag = buf.toString('hex'))
     } finally {
       closeSync(fd)
     }
@@ -121,11 +125,11 @@ function randomHex(): string {
     /* no /dev/urandom here */
   }
   const { randomBytes } = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')
-  return randomBytes(6).toString('hex')
+  return (processTag = randomBytes(6).toString('hex'))
 }
 
 function takeLease(path: string): string {
-  const lease = join(path, `${LEASE_PREFIX}${PIDNS}-${process.pid}-${randomHex()}`)
+  const lease = join(path, `${LEASE_PREFIX}${PIDNS}-${process.pid}-${leaseTag()}`)
   for (let attempt = 0; ; attempt++) {
     ensureDir(path)
     try {
@@ -145,11 +149,19 @@ function dropLease(lease: string): void {
   } catch {
     /* already gone */
   }
+  // The usual case, no other holder: the directory is empty now. Only when
+  // it is not are the other leases read (and those of dead processes swept).
+  if (tryRmdir(dir)) return
   sweepStale(dir)
+  tryRmdir(dir)
+}
+
+function tryRmdir(dir: string): boolean {
   try {
     rmdirSync(dir)
+    return true
   } catch {
-    /* ENOTEMPTY: another launch still relies on it */
+    return false // ENOTEMPTY: another launch still relies on it
   }
 }
 
