@@ -4,6 +4,10 @@
  * launcher executable that ships beside it. Loaded lazily, once.
  */
 import { createRequire } from 'node:module'
+// Imported, not required at run time: the CLI bundle then carries it (plain JS,
+// no dynamic requires of its own), and `cordon run` does not resolve and
+// compile it from node_modules on every start (~4 ms).
+import gypBuild from 'node-gyp-build'
 import { accessSync, chmodSync, constants, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
@@ -36,7 +40,6 @@ const BUILD_FIX =
 let cached: { binding: NativeBinding; addonPath: string; launcherPath: string } | undefined
 
 function addonPath(): string {
-  const gypBuild = require('node-gyp-build') as { resolve(dir: string): string }
   try {
     return gypBuild.resolve(packageRoot)
   } catch (cause) {
