@@ -13,6 +13,7 @@
 import { PolicyError } from '../../errors.js'
 import type { ResolvedPolicy } from '../../policy/resolve.js'
 import { launcherFor } from '../../native/load.js'
+import { zygoteFor } from './zygote.js'
 import type { SandboxMode } from '../../policy/schema.js'
 import type { Enforcement } from '../../sandbox/enforcement.js'
 import { statusOf } from '../../sandbox/enforcement.js'
@@ -96,6 +97,10 @@ function fallback(ctx: PlanContext, mode: 'auto' | 'namespaces', ns: Extract<Nam
 }
 
 export function prepareLinux(mode: SandboxMode, ctx: LinuxContext, opts: PrepareOptions = {}): Prepared {
+  // A launch follows: have the zygote for this launcher start now, so its
+  // exec and first fork run on another CPU while the plan below is built
+  // (a one-shot CLI otherwise waits for them after planning).
+  if (opts.materialize !== false) zygoteFor(launcherFor(ctx.policy.writeRoots))
   const probe = probeHost()
   if (ctx.policy.unsandboxed) return unsandboxed(ctx.policy)
   const full: PlanContext = { policy: ctx.policy, explicit: ctx.explicit, probe }
