@@ -2,8 +2,9 @@
 // median per-spawn wall time of `bwrap --ro-bind / / /bin/true` and of
 // cordon's namespace-mode `/bin/true` (default profile, a fresh workspace).
 // Target: cordon ≤ plain bwrap + 1 ms. Also measured, to show where the
-// difference goes: bwrap with cordon's own namespaces and mounts running
-// /bin/true directly (no launcher). Returns null (with the reason on
+// difference goes: bwrap with only what the mode must have (its namespaces,
+// /dev, /proc), and bwrap with all of cordon's namespaces and mounts, both
+// running /bin/true directly (no launcher). Returns null (with the reason on
 // stderr) when namespace mode is unavailable here.
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -33,13 +34,17 @@ export async function benchNamespaces({ rounds = 50 } = {}) {
     // cordon's bwrap arguments up to the launcher (an internal method; the bench reads dist/).
     const { prepared } = sb.prepare()
     const mountsOnly = [...prepared.args.slice(0, prepared.args.indexOf('--')), '--', '/bin/true']
+    // The floor the issue itself sets: its namespaces, `/` read-only, /dev and /proc — cordon's
+    // arguments up to `--proc /proc`, before any profile mount.
+    const requiredOnly = [...prepared.args.slice(0, prepared.args.indexOf('/proc') + 1), '--', '/bin/true']
     const contenders = {
       bwrap: () => run(bwrap, ['--ro-bind', '/', '/', '/bin/true']),
+      required: () => run(bwrap, requiredOnly),
       mounts: () => run(bwrap, mountsOnly),
       cordon: () => sb.run(['/bin/true']),
     }
     const med = await race(contenders, rounds)
-    return { bwrapMs: med.bwrap, sameMountsMs: med.mounts, cordonMs: med.cordon, rounds }
+    return { bwrapMs: med.bwrap, requiredMs: med.required, sameMountsMs: med.mounts, cordonMs: med.cordon, rounds }
   } finally {
     sb.close()
     rmSync(cwd, { recursive: true, force: true })
