@@ -5,13 +5,15 @@
  * these schemas for editors (scripts/gen-schema.mjs).
  */
 import * as z from 'zod/mini'
+import { globalConfig } from 'zod/v4/core'
 import en from 'zod/v4/locales/en.js'
 
 // zod/mini rather than zod's chained API: the same validation core, but
 // schemas are plain objects instead of instances carrying ~60 methods each,
 // which made building these few schemas the largest part of `cordon run`'s
-// start-up. Mini ships no messages of its own; these are zod's English ones.
-z.config(en())
+// start-up. Mini ships no messages of its own: zod's English ones, unless
+// the application has already chosen a language (zod's config is global).
+if (!globalConfig.localeError) z.config(en())
 
 /** A path: absolute, `~/…`, or relative to the sandbox cwd; `${cwd}` and `${tmpdir}` expand. */
 const pathString = z.string().check(
@@ -51,10 +53,11 @@ export const profileSchema = z.strictObject({
   $schema: z.optional(z.string()),
   name: z.optional(name),
   description: z.optional(z.string()),
-  filesystem: z._default(filesystemSchema, { read: 'all', write: [], denyRead: [], protected: [], denySecrets: true }),
+  // Defaults are made per parse: zod copies a default value only one level deep.
+  filesystem: z._default(filesystemSchema, () => ({ read: 'all' as const, write: [], denyRead: [], protected: [], denySecrets: true })),
   network: z._default(z.enum(['off', 'on']), 'off'),
-  env: z._default(envSchema, { deny: [], dropSecrets: true, set: {} }),
-  limits: z._default(limitsSchema, {}),
+  env: z._default(envSchema, () => ({ deny: [], dropSecrets: true, set: {} })),
+  limits: z._default(limitsSchema, () => ({})),
   /** Run without any sandbox. Only honoured with `full-access`-style profiles and never with denyRead. */
   unsandboxed: z._default(z.boolean(), false),
 })

@@ -22,7 +22,8 @@
 import { closeSync, lstatSync, mkdirSync, opendirSync, openSync, readSync, readdirSync, readlinkSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { PolicyError } from '../../errors.js'
+import { CordonError, PolicyError, SetupError } from '../../errors.js'
+import { errnoName } from './errno.js'
 
 const LEASE_PREFIX = '.cordon-lease-'
 const LEASE_RE = /^\.cordon-lease-(\d+)-(\d+)-[0-9a-f]+$/
@@ -131,13 +132,19 @@ function leaseTag(): string {
 function takeLease(path: string): string {
   const lease = join(path, `${LEASE_PREFIX}${PIDNS}-${process.pid}-${leaseTag()}`)
   for (let attempt = 0; ; attempt++) {
-    ensureDir(path)
     try {
+      ensureDir(path)
       closeSync(openSync(lease, 'wx', 0o600))
       return lease
     } catch (err) {
-      // ENOENT: another process removed the empty placeholder between our mkdir and the lease.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw err
+      if (err instanceof CordonError) throw err
+      const e = err as NodeJS.ErrnoException
+      // Our own lease name (pid and this process's random tag): left by a release that could not unlink it.
+      if (e.code === 'EEXIST') return lease
+      // ENOENT: another process removed the empty placeholder between our mkdir and our lstat or lease.
+      if (e.code === 'ENOENT' && attempt < 8) continue
+      const errno = Math.abs(e.errno ?? 0)
+      throw new SetupError('placeholder', e.syscall ?? 'mkdir', errno, e.code ?? errnoName(errno), `could not make the mount point ${path}`)
     }
   }
 }

@@ -97,12 +97,12 @@ function fallback(ctx: PlanContext, mode: 'auto' | 'namespaces', ns: Extract<Nam
 }
 
 export function prepareLinux(mode: SandboxMode, ctx: LinuxContext, opts: PrepareOptions = {}): Prepared {
+  const probe = probeHost()
+  if (ctx.policy.unsandboxed) return unsandboxed(ctx.policy)
   // A launch follows: have the zygote for this launcher start now, so its
   // exec and first fork run on another CPU while the plan below is built
   // (a one-shot CLI otherwise waits for them after planning).
   if (opts.materialize !== false) zygoteFor(launcherFor(ctx.policy.writeRoots))
-  const probe = probeHost()
-  if (ctx.policy.unsandboxed) return unsandboxed(ctx.policy)
   const full: PlanContext = { policy: ctx.policy, explicit: ctx.explicit, probe }
   if (mode === 'landlock') return launcherPrepared(full, 'requested: Landlock + seccomp in the launcher')
   const ns = namespaceSupport(ctx.policy, ctx.bwrap)

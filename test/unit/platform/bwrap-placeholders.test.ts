@@ -3,12 +3,15 @@
  * only by rmdir, which fails while another lease remains — so finishing one
  * launch never detaches the mask of another that still runs.
  */
+import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../src/errors.js'
 import { acquirePlaceholder, holdsPlaceholder, isPlaceholder, releaseIdlePlaceholders, releasePlaceholder } from '../../../src/platform/linux/bwrap-placeholders.js'
+import { repoRoot } from '../../helpers/paths.js'
 
 let w: string
 beforeEach(() => {
@@ -79,4 +82,32 @@ describe('placeholders', () => {
     expect(() => acquirePlaceholder(join(w, 'link'))).toThrow(PolicyError)
     expect(() => acquirePlaceholder(join(w, 'link', 'below'))).toThrow(PolicyError)
   })
+
+  it('processes taking and dropping one placeholder at once: every take succeeds and a held lease is never gone', async () => {
+    // Races a take (mkdir, then the lease) against another process's rmdir of
+    // the then-empty directory: the take retries instead of failing.
+    const p = join(w, '.zshrc')
+    const mod = pathToFileURL(join(repoRoot, 'dist/platform/linux/bwrap-placeholders.js')).href
+    const script = `
+      const P = await import(${JSON.stringify(mod)}); const { readdirSync } = await import('node:fs')
+      let failed = 0, lost = 0
+      for (let i = 0; i < 300; i++) {
+        try {
+          P.acquirePlaceholder(${JSON.stringify(p)})
+          if (!readdirSync(${JSON.stringify(p)}).some((n) => n.includes('-' + process.pid + '-'))) lost++
+          P.releasePlaceholder(${JSON.stringify(p)}); P.releaseIdlePlaceholders()
+        } catch (e) { failed++; console.error(e.message) }
+      }
+      console.log(JSON.stringify({ failed, lost }))`
+    const one = () =>
+      new Promise<string>((resolve) => {
+        const c = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+        let out = ''
+        c.stdout.on('data', (d) => (out += d))
+        c.on('close', () => resolve(out.trim()))
+      })
+    const results = await Promise.all([one(), one(), one(), one()])
+    expect(results.map((r) => JSON.parse(r))).toEqual(Array(4).fill({ failed: 0, lost: 0 }))
+    expect(existsSync(p)).toBe(false)
+  }, 60_000)
 })

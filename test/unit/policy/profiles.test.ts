@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../src/errors.js'
 import { BUILTIN_PROFILES, builtinSecretDenies, loadProfile } from '../../../src/policy/profiles.js'
+import { profileSchema } from '../../../src/policy/schema.js'
 import { thrown } from '../../helpers/errors.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'cordon-profiles-'))
@@ -76,5 +77,18 @@ describe('profile errors', () => {
 
   it('a negative limit is refused', () => {
     expect(policyError(() => loadProfile({ limits: { nofile: -1 } })).where).toBe('profile: limits.nofile')
+  })
+})
+
+describe('parsed profiles', () => {
+  it('never share default arrays or objects: changing one parse result leaves the next one alone', () => {
+    const first = profileSchema.parse({})
+    first.filesystem.write.push('/planted')
+    first.env.deny.push('X')
+    first.env.set.Y = '1'
+    const second = profileSchema.parse({})
+    expect(second.filesystem.write).toEqual([])
+    expect(second.env.deny).toEqual([])
+    expect(second.env.set).toEqual({})
   })
 })
