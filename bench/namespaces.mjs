@@ -33,7 +33,11 @@ export async function benchNamespaces({ rounds = 50 } = {}) {
     }
     // cordon's bwrap arguments up to the launcher (an internal method; the bench reads dist/).
     const { prepared } = sb.prepare()
-    const mountsOnly = [...prepared.args.slice(0, prepared.args.indexOf('--')), '--', '/bin/true']
+    // Binds cordon passes by descriptor (--bind-fd N P) become path binds: this bwrap is spawned
+    // from Node, without those descriptors, and a bind costs bwrap the same either way.
+    const byPath = prepared.args.slice(0, prepared.args.indexOf('--')).flatMap((a, i, all) =>
+      a === '--bind-fd' || a === '--ro-bind-fd' ? [a.replace('-fd', ''), all[i + 2]] : a)
+    const mountsOnly = [...byPath, '--', '/bin/true']
     // The floor the issue itself sets: its namespaces, `/` read-only, /dev and /proc — cordon's
     // arguments up to `--proc /proc`, before any profile mount.
     const requiredOnly = [...prepared.args.slice(0, prepared.args.indexOf('/proc') + 1), '--', '/bin/true']

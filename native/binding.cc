@@ -35,6 +35,8 @@ const char *errno_name(int err) {
     case EAGAIN: return "EAGAIN";
     case EBADF: return "EBADF";
     case E2BIG: return "E2BIG";
+    case ELOOP: return "ELOOP";
+    case ENOTDIR: return "ENOTDIR";
     default: return "EUNKNOWN";
   }
 }
@@ -191,6 +193,18 @@ Napi::Value Close(const Napi::CallbackInfo &info) {
   return env.Undefined();
 }
 
+// openNoFollow(path) → an O_PATH fd for an absolute path reached without following a symlink.
+Napi::Value OpenNoFollow(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsString()) return ThrowTypeError(env, "openNoFollow(path: string)");
+  std::string path = info[0].As<Napi::String>().Utf8Value();
+  if (path.find('\0') != std::string::npos) return ThrowTypeError(env, "openNoFollow: path contains a NUL byte");
+  cordon_err e{};
+  int fd = cordon_open_nofollow(path.c_str(), &e);
+  if (fd < 0) return ThrowCordonError(env, e);
+  return Napi::Number::New(env, fd);
+}
+
 // spawnZygote(path, requestFd) → { pid, events }: the zygote started, and the read end of its event pipe.
 Napi::Value SpawnZygote(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
@@ -243,6 +257,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("seqpacketPair", Napi::Function::New(env, SeqpacketPair, "seqpacketPair"));
   exports.Set("zygoteCall", Napi::Function::New(env, ZygoteCall, "zygoteCall"));
   exports.Set("close", Napi::Function::New(env, Close, "close"));
+  exports.Set("openNoFollow", Napi::Function::New(env, OpenNoFollow, "openNoFollow"));
   exports.Set("spawnZygote", Napi::Function::New(env, SpawnZygote, "spawnZygote"));
   exports.Set("reap", Napi::Function::New(env, Reap, "reap"));
 #endif

@@ -67,13 +67,17 @@ struct cordon_sc_rule {
 int cordon_seccomp_compile(const struct cordon_sc_rule *rules, size_t n, uint8_t **out, size_t *len, struct cordon_err *e);
 
 /* ---------- descriptor passing (linux/fdpass.c, in the addon and the launcher) ---------- */
-/* One message with up to 8 descriptors attached (SCM_RIGHTS); 0 or -1 with errno. */
+/* One message with up to 64 descriptors attached (SCM_RIGHTS); 0 or -1 with errno. */
 int cordon_send_fds(int sock, const void *msg, size_t len, const int *fds, size_t nfds);
 
 /* ---------- zygote client (addon side of linux/zygote.c) ---------- */
 int cordon_pipe(int fds[2], struct cordon_err *e);
 int cordon_seqpacket_pair(int fds[2], struct cordon_err *e);
 int cordon_close(int fd, struct cordon_err *e);
+/* An O_PATH descriptor for an absolute path reached without following any
+ * symlink (ELOOP when one is on the way): a bind source handed to bwrap by
+ * descriptor cannot be swapped for a link after cordon checked it. */
+int cordon_open_nofollow(const char *path, struct cordon_err *e);
 /* Start `path --zygote` (posix_spawn, empty environment): `req` becomes its
  * fd 3; *events_out is the read end of the pipe that is its fd 4. */
 int cordon_spawn_zygote(const char *path, int req, int *pid_out, int *events_out, struct cordon_err *e);

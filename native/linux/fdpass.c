@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include "cordon.h"
 
-#define MAX_FDS 8
+#define MAX_FDS 64 /* a request's five and namespace mode's bind sources (zygote.h MAX_CHILD_FDS) */
 
 int cordon_send_fds(int sock, const void *msg, size_t len, const int *fds, size_t nfds) {
   union { char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)]; struct cmsghdr align; } ctl;

@@ -34,7 +34,7 @@ static void take_rights(struct request *r, struct cmsghdr *c) {
   for (size_t i = 0; i < k; i++) {
     int fd;
     memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-    if (r->nfds < CHILD_FDS) r->fds[r->nfds++] = fd;
+    if (r->nfds < MAX_CHILD_FDS) r->fds[r->nfds++] = fd;
     else close(fd); /* more than a request carries: not kept, not leaked */
   }
 }
@@ -47,7 +47,7 @@ static void take_rights(struct request *r, struct cmsghdr *c) {
  * process sends is refused — it cannot forge another pid without
  * CAP_SYS_ADMIN. */
 ssize_t zy_receive(int sock, struct request *r, pid_t sender) {
-  union { char buf[CMSG_SPACE(sizeof(int) * CHILD_FDS) + CMSG_SPACE(sizeof(struct ucred))]; struct cmsghdr align; } ctl;
+  union { char buf[CMSG_SPACE(sizeof(int) * MAX_CHILD_FDS) + CMSG_SPACE(sizeof(struct ucred))]; struct cmsghdr align; } ctl;
   struct iovec iov = {r->buf, r->cap};
   struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
   struct ucred who = {0, 0, 0};
@@ -80,17 +80,17 @@ static void reset_child(int sig_fd, const char *umask_octal) {
   umask((mode_t)strtoul(umask_octal, NULL, 8) & 0777);
 }
 
-/* Move the five received descriptors to 0..4 and close everything else
+/* Move the n received descriptors to 0..n-1 and close everything else
  * (the request socket and the event stream included). They are first
- * lifted above 4, so that placing one can never overwrite another that is
+ * lifted above n-1, so that placing one can never overwrite another that is
  * still to be placed; dup2(2) clears close-on-exec on the final copies. */
 static int place_fds(const struct request *r) {
-  int high[CHILD_FDS];
-  for (int i = 0; i < CHILD_FDS; i++)
-    if ((high[i] = fcntl(r->fds[i], F_DUPFD_CLOEXEC, CHILD_FDS)) < 0) return -1;
-  for (int i = 0; i < CHILD_FDS; i++)
+  int n = (int)r->nfds, high[MAX_CHILD_FDS];
+  for (int i = 0; i < n; i++)
+    if ((high[i] = fcntl(r->fds[i], F_DUPFD_CLOEXEC, n)) < 0) return -1;
+  for (int i = 0; i < n; i++)
     if (dup2(high[i], i) < 0) return -1;
-  return cordon_close_from(CHILD_FDS, ~0U >> 1);
+  return cordon_close_from((unsigned)n, ~0U >> 1);
 }
 
 /* Split "A\0B\0C\0" into fields; returns how many. */
@@ -100,9 +100,9 @@ size_t zy_fields(const struct request *r, char **out, size_t max) {
   return n;
 }
 
-/* Namespace mode: exec bwrap on fds 0..4, with an empty environment (the
+/* Namespace mode: exec bwrap on fds 0..n-1, with an empty environment (the
  * command's environment travels in the plan); bwrap keeps fds 3 and 4 open
- * for the launcher it runs. */
+ * for the launcher it runs, and mounts the bind sources on 5.. by fd. */
 static void exec_wrapper(char **argv) {
   char *envp[] = {NULL};
   execve(argv[0], argv, envp);
@@ -119,7 +119,7 @@ static void child_main(struct request *r, int sig_fd) {
   char *f[MAX_ARGS + 1];
   size_t nf = zy_fields(r, f, MAX_ARGS);
   f[nf] = NULL;
-  if (nf < 2 || r->nfds != CHILD_FDS) _exit(125);
+  if (nf < 2 || r->nfds < CHILD_FDS) _exit(125);
   reset_child(sig_fd, f[1]);
   if (place_fds(r) < 0) {
     struct cordon_err e;

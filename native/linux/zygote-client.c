@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cordon.h"
 
@@ -162,4 +163,46 @@ int cordon_reap(pid_t pid) {
   pid_t r;
   do r = waitpid(pid, &status, WNOHANG); while (r < 0 && errno == EINTR);
   return r == pid ? 1 : 0;
+}
+
+/* One component at a time from "/", each opened O_PATH|O_NOFOLLOW and checked
+ * not to be a symlink: a bind source inside a write root can be swapped for a
+ * link by a sandbox that is still running (a rename or RENAME_EXCHANGE loop),
+ * and bwrap, given a path, would follow it when it mounts — onto ~/.ssh, say.
+ * A descriptor pins the object that was checked (bwrap --bind-fd). "." and
+ * ".." are refused: the paths are canonical, so either means tampering. */
+static int step(int dir, const char *name, int last) {
+  struct stat st;
+  int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (fstat(fd, &st) < 0) { close(fd); return -1; }
+  if (S_ISLNK(st.st_mode) || (!last && !S_ISDIR(st.st_mode))) {
+    close(fd);
+    errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+    return -1;
+  }
+  return fd;
+}
+
+int cordon_open_nofollow(const char *path, struct cordon_err *e) {
+  char buf[4096], *save = NULL;
+  if (path[0] != '/' || strlen(path) >= sizeof buf) { cordon_err_set(e, "launch", "open", EINVAL); return -1; }
+  strcpy(buf, path);
+  int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  for (char *c = strtok_r(buf + 1, "/", &save); c && fd >= 0; c = strtok_r(NULL, "/", &save)) {
+    int next = strcmp(c, ".") == 0 || strcmp(c, "..") == 0 ? (errno = EINVAL, -1) : step(fd, c, save == NULL || *save == 0);
+    int err = errno;
+    close(fd);
+    fd = next;
+    errno = err;
+  }
+  if (fd >= 0 && fd <= 2) { /* never a standard descriptor (see lift()) */
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int err = errno;
+    close(fd);
+    fd = high;
+    errno = err;
+  }
+  if (fd < 0) cordon_err_set(e, "launch", "openat", errno);
+  return fd;
 }

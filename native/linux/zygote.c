@@ -71,7 +71,9 @@ static pid_t start(struct request *r, int sig_fd) {
 }
 
 static void spawn_request(struct request *r, char **f, size_t nf, int sig_fd) {
-  if (r->nfds != CHILD_FDS || nf < 2 || (f[0][0] == 'X' && nf < 3)) { zy_close_fds(r); reply(-EINVAL); return; }
+  /* The launcher takes exactly its five; bwrap also the bind sources after them. */
+  int fds_ok = f[0][0] == 'X' ? r->nfds >= CHILD_FDS : r->nfds == CHILD_FDS;
+  if (!fds_ok || nf < 2 || (f[0][0] == 'X' && nf < 3)) { zy_close_fds(r); reply(-EINVAL); return; }
   pid_t pid = start(r, sig_fd);
   int err = errno;
   /* Closed before the next spare is forked: a spare holding this

@@ -45,6 +45,8 @@ export interface NativeBinding {
   reap(pid: number): boolean
   /** Linux: close a descriptor the addon made. */
   close(fd: number): void
+  /** An O_PATH fd for an absolute path reached without following any symlink (throws ELOOP/ENOTDIR/ENOENT otherwise). */
+  openNoFollow(path: string): number
   /** Linux: one zygote request with its descriptors; the int32 reply (pid, 0 or -errno). */
   zygoteCall(fd: number, request: Buffer, fds: number[], timeoutMs: number): number
   abiVersion: number

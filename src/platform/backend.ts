@@ -8,6 +8,8 @@ export interface Prepared {
   /** What the child runs: the launcher itself (`file` = `launcher`), or bwrap with the launcher inside. */
   file: string
   args: string[]
+  /** Namespace mode: paths bwrap binds by descriptor (`--bind-fd 5…`), opened without following symlinks at launch. */
+  bindSources?: string[]
   template: PlanTemplate
   enforcement: Enforcement
 }

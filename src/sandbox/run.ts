@@ -83,6 +83,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
     launcher: prepared.launcher,
     file: prepared.file,
     args: prepared.args,
+    ...(prepared.bindSources?.length ? { bindSources: prepared.bindSources } : {}),
     plan,
     stdin: opts.stdin,
     stdout: opts.stdout,

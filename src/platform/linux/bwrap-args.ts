@@ -24,6 +24,14 @@
  *   mount setup).
  * - denied files are covered by /dev/null bound *without* device access
  *   (bwrap binds nodev), so open() fails with EACCES, as under Landlock.
+ * - binds whose source lies inside a write root (pins, protected paths) are
+ *   given to bwrap as descriptors (`--bind-fd`/`--ro-bind-fd`, fds 5, 6, …
+ *   in `fdSources` order), opened by cordon without following symlinks: a
+ *   sandbox still running in the same workspace can swap such a path for a
+ *   symlink between cordon's checks and bwrap's mount, and bwrap, given the
+ *   path, would follow it (a `.git` swapped for `~/.ssh` was mounted
+ *   read-write in the next sandbox). A write root itself stays a path: its
+ *   parent is not writable by any sandbox.
  */
 import type { BwrapFeatures } from './bwrap-probe.js'
 import { namespaceFlags } from './bwrap-probe.js'
@@ -31,15 +39,25 @@ import type { MountOp } from './bwrap-mounts.js'
 import { isWithin } from '../../policy/paths.js'
 import { LAUNCHER_ARGS } from './launch.js'
 
-function opArgs(op: MountOp): string[] {
+/** The first descriptor number of the bind sources (after stdin, stdout, stderr, plan, status). */
+export const FIRST_SOURCE_FD = 5
+
+/** The binds of a plan whose sources must be opened by cordon and passed by descriptor, in fd order. */
+export function fdSources(ops: readonly MountOp[], writeRoots: readonly string[]): string[] {
+  const inside = (p: string) => writeRoots.some((r) => p !== r && isWithin(p, r))
+  return ops.filter((o) => (o.kind === 'bind' || o.kind === 'ro-bind') && inside(o.path)).map((o) => o.path)
+}
+
+function opArgs(op: MountOp, sources: readonly string[]): string[] {
   const p = op.path
+  const fd = op.kind === 'bind' || op.kind === 'ro-bind' ? sources.indexOf(p) : -1
   switch (op.kind) {
     case 'tmpfs':
       return ['--tmpfs', p]
     case 'bind':
-      return ['--bind', p, p]
+      return fd >= 0 ? ['--bind-fd', String(FIRST_SOURCE_FD + fd), p] : ['--bind', p, p]
     case 'ro-bind':
-      return ['--ro-bind', p, p]
+      return fd >= 0 ? ['--ro-bind-fd', String(FIRST_SOURCE_FD + fd), p] : ['--ro-bind', p, p]
     case 'ro-placeholder':
       return ['--perms', '0555', '--tmpfs', p, '--remount-ro', p]
     case 'deny-dir':
@@ -59,6 +77,8 @@ export interface BwrapArgsInput {
   networkOff: boolean
   ops: readonly MountOp[]
   launcher: string
+  /** fdSources(ops, writeRoots): these binds use descriptors instead of paths. */
+  sources?: readonly string[]
 }
 
 export function bwrapArgs(input: BwrapArgsInput): string[] {
@@ -67,7 +87,7 @@ export function bwrapArgs(input: BwrapArgsInput): string[] {
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     '--proc', '/proc',
-    ...input.ops.flatMap(opArgs),
+    ...input.ops.flatMap((op) => opArgs(op, input.sources ?? [])),
     // The launcher must be reachable whatever the mounts above hide (it may
     // live under a private /tmp or a masked tree): bind it, read-only, last.
     ...(covered(input.launcher, input.ops) ? ['--ro-bind', input.launcher, input.launcher] : []),

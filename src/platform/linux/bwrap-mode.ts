@@ -17,7 +17,7 @@ import { isWithin } from '../../policy/paths.js'
 import type { Enforcement, MissingProtection } from '../../sandbox/enforcement.js'
 import { statusOf } from '../../sandbox/enforcement.js'
 import type { Prepared } from '../backend.js'
-import { bwrapArgs } from './bwrap-args.js'
+import { bwrapArgs, fdSources } from './bwrap-args.js'
 import { planMounts, type MountPlan } from './bwrap-mounts.js'
 import type { BwrapInfo } from './bwrap-probe.js'
 import { expandProtected } from './bwrap-protect.js'
@@ -81,9 +81,10 @@ export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReaso
   const mounts = planMounts({ writeRoots: policy.writeRoots, protectedPaths: prot.paths, denyRead: policy.denyRead, visible: [policy.cwd] })
   const rules = probe.landlockAbi !== null ? namespaceLandlockRules(policy, mounts.privateDirs) : null
   const launcher = launcherFor(policy.writeRoots)
-  const args = bwrapArgs({ features: bwrap.features, networkOff: policy.network === 'off', ops: mounts.ops, launcher })
+  const sources = fdSources(mounts.ops, policy.writeRoots)
+  const args = bwrapArgs({ features: bwrap.features, networkOff: policy.network === 'off', ops: mounts.ops, launcher, sources })
   return {
-    prepared: { launcher, file: bwrap.path, args, template: launcherTemplate(ctx, rules), enforcement: enforcementFor(ctx, bwrap, mounts, prot.paths, prot.notes, modeReason) },
+    prepared: { launcher, file: bwrap.path, args, bindSources: sources, template: launcherTemplate(ctx, rules), enforcement: enforcementFor(ctx, bwrap, mounts, prot.paths, prot.notes, modeReason) },
     placeholders: mounts.placeholders,
   }
 }

@@ -53,6 +53,8 @@ export interface LaunchSpec {
   file: string
   args: string[]
   plan: LauncherPlan
+  /** Paths bwrap binds by descriptor (`file` is bwrap): opened here, without following symlinks, right before the request. */
+  bindSources?: readonly string[]
   stdin: 'pipe' | 'ignore' | 'inherit'
   stdout: 'pipe' | 'inherit' | 'ignore'
   stderr: 'pipe' | 'inherit' | 'ignore'
@@ -211,16 +213,45 @@ function childDescriptors(spec: LaunchSpec, stdinKind: 'pipe' | 'ignore' | 'inhe
 const reader = (fd: number | undefined) => (fd === undefined ? null : new Socket({ fd, readable: true, writable: false }))
 const writer = (fd: number | undefined) => (fd === undefined ? null : new Socket({ fd, readable: false, writable: true }))
 
+/**
+ * Open the bind sources of a namespace-mode launch. A path that now meets a
+ * symlink (or a non-directory) on the way was changed after the launch was
+ * planned — by a sandbox still running in the same workspace, most likely —
+ * and is not mounted: the launch stops.
+ */
+function openSources(paths: readonly string[]): number[] {
+  const { binding } = loadNative()
+  const fds: number[] = []
+  try {
+    for (const path of paths) {
+      try {
+        fds.push(binding.openNoFollow(path))
+      } catch (e) {
+        const err = e as { errno?: number; syscall?: string }
+        const errno = err.errno ?? 0
+        throw new SetupError('launch', err.syscall ?? 'openat', errno, errnoName(errno), `${path} changed after the launch was planned (a symlink or a missing directory on the way); refusing to mount it`)
+      }
+    }
+    return fds
+  } catch (e) {
+    for (const fd of fds) closeQuietly(fd)
+    throw e
+  }
+}
+
 function startChild(z: Zygote, spec: LaunchSpec, pairs: StdioPair[]): { pid: number; exited: Promise<ChildExit> } {
   const fds = pairs.map((p) => p.theirs) as ChildFds
-  const job = spec.file === spec.launcher ? ({ kind: 'launcher' } as const) : ({ kind: 'exec', file: spec.file, args: spec.args } as const)
+  let sources: number[] = []
   try {
+    sources = spec.bindSources?.length ? openSources(spec.bindSources) : []
+    const job = spec.file === spec.launcher ? ({ kind: 'launcher' } as const) : ({ kind: 'exec', file: spec.file, args: spec.args, extraFds: sources } as const)
     return z.start(job, fds)
   } catch (e) {
     for (const p of pairs) closeQuietly(p.mine)
     throw e
   } finally {
     for (const p of pairs) if (p.owned) closeQuietly(p.theirs) // the child has its copies now
+    for (const fd of sources) closeQuietly(fd)
   }
 }
 

@@ -46,8 +46,15 @@ export interface ChildExit {
 /** What a sandboxed child gets as fds 0..4: stdin, stdout, stderr, plan, status. */
 export type ChildFds = [number, number, number, number, number]
 
-/** Run the launcher (`launcher`) or exec a wrapper such as bwrap (`exec`) in the child. */
-export type ZygoteJob = { kind: 'launcher' } | { kind: 'exec'; file: string; args: readonly string[] }
+/**
+ * Run the launcher (`launcher`) or exec a wrapper such as bwrap (`exec`) in
+ * the child; an exec may take more descriptors, placed on fds 5, 6, … (bwrap's
+ * bind sources).
+ */
+export type ZygoteJob = { kind: 'launcher' } | { kind: 'exec'; file: string; args: readonly string[]; extraFds?: readonly number[] }
+
+/** The zygote takes at most 64 descriptors per request (native/linux/zygote.h). */
+const MAX_FDS = 64
 
 function decodeWaitStatus(status: number): ChildExit {
   const sig = status & 0x7f
@@ -157,7 +164,11 @@ class Zygote {
   start(job: ZygoteJob, fds: ChildFds): { pid: number; exited: Promise<ChildExit> } {
     const umask = process.umask().toString(8)
     const fields = job.kind === 'launcher' ? ['L', umask] : ['X', umask, job.file, ...job.args]
-    const pid = this.call(fields, fds)
+    const all = job.kind === 'exec' && job.extraFds?.length ? [...fds, ...job.extraFds] : fds
+    if (all.length > MAX_FDS) {
+      throw new SetupError('launch', 'sendmsg', 7, 'E2BIG', `the launch needs ${all.length} descriptors (at most ${MAX_FDS}): too many protected or pinned paths`)
+    }
+    const pid = this.call(fields, all)
     if (pid <= 0) throw new SetupError('launch', 'fork', -pid, errnoName(-pid), 'the launcher zygote could not fork')
     const exited = new Promise<ChildExit>((resolve) => {
       const queue = this.waiters.get(pid)

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../src/errors.js'
-import { bwrapArgs } from '../../../src/platform/linux/bwrap-args.js'
+import { bwrapArgs, fdSources } from '../../../src/platform/linux/bwrap-args.js'
 import { planMounts } from '../../../src/platform/linux/bwrap-mounts.js'
 
 let w: string
@@ -97,6 +97,14 @@ describe('bwrapArgs', () => {
     expect(withLauncher('/home/u/.local/lib/cordon-launcher', [{ kind: 'deny-dir', path: '/home/u/.local' }])).toBe(true)
     expect(withLauncher('/w/cwd/cordon-launcher', [{ kind: 'ro-bind', path: '/w/cwd' }])).toBe(true)
     expect(withLauncher('/dev/shm/cordon-launcher', [])).toBe(true)
+  })
+
+  it('binds sources inside a write root by descriptor (fds 5, 6, … in order), write roots themselves by path', () => {
+    const ops = [{ kind: 'bind', path: '/w' }, { kind: 'bind', path: '/w/.git' }, { kind: 'ro-bind', path: '/w/.git/hooks' }, { kind: 'ro-bind', path: '/elsewhere/x' }] as const
+    const sources = fdSources(ops, ['/w'])
+    expect(sources).toEqual(['/w/.git', '/w/.git/hooks'])
+    const s = bwrapArgs({ features: { disableUserns: true, cgroupTry: true }, networkOff: true, ops, launcher: '/l', sources }).join(' ')
+    expect(s).toContain('--bind /w /w --bind-fd 5 /w/.git --ro-bind-fd 6 /w/.git/hooks --ro-bind /elsewhere/x /elsewhere/x')
   })
 
   it('keeps the network namespace shared when the profile allows network, and omits unsupported options', () => {
