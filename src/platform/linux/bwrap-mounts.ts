@@ -19,7 +19,7 @@
  * Paths are canonical (policy/resolve.ts refused symlinks in writable roots);
  * a symlink found here means something changed since, and the launch stops.
  */
-import { lstatSync } from 'node:fs'
+import { lstatSync, readdirSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { PolicyError } from '../../errors.js'
 import { isWithin } from '../../policy/paths.js'
@@ -75,6 +75,28 @@ function existing(path: string, inWriteRoot = true): Existing {
 
 const depth = (p: string) => p.split(sep).length
 
+/** Entries looked at below one protected directory for hard links (protected trees are small: hooks, editor tasks). */
+const LINK_SCAN_LIMIT = 4096
+
+/**
+ * A file of a protected path that also has another name (a hard link): a
+ * read-only bind covers one name only, so writing through the other would
+ * change it. Such links can only have been made while the path was not
+ * protected — by an earlier run before `git init`, say — and that is how
+ * they get used: the launch refuses. Undefined when there is none.
+ */
+function linkedFile(path: string, budget = { left: LINK_SCAN_LIMIT }): { path: string; links: number } | undefined {
+  const st = lstatSync(path)
+  if (st.isFile()) return st.nlink > 1 ? { path, links: st.nlink } : undefined
+  if (!st.isDirectory()) return undefined
+  for (const e of readdirSync(path, { withFileTypes: true })) {
+    if (--budget.left < 0) return undefined
+    const hit = e.isFile() || e.isDirectory() ? linkedFile(join(path, e.name), budget) : undefined
+    if (hit) return hit
+  }
+  return undefined
+}
+
 /** The directories strictly between `root` and `path`, top-down. */
 function between(root: string, path: string): string[] {
   const rest = path.slice(root === '/' ? 1 : root.length + 1).split(sep)
@@ -123,7 +145,17 @@ class Planner {
     if (!root) return // outside every write root: read-only already
     if (p === root) return void this.protectedOps.push({ kind: 'ro-bind', path: p })
     const { at, kind } = this.anchor(root, p)
-    if (kind === 'dir' || kind === 'file') this.protectedOps.push({ kind: 'ro-bind', path: at })
+    if (kind === 'dir' || kind === 'file') {
+      const linked = linkedFile(at)
+      if (linked) {
+        throw new PolicyError(
+          `the protected file ${linked.path} has ${linked.links} hard links: another name for it could change it from inside the sandbox ` +
+            '(made while it was not protected, by an earlier sandboxed command perhaps); remove the other links (find -samefile) and run again',
+          { where: 'namespace mode' },
+        )
+      }
+      this.protectedOps.push({ kind: 'ro-bind', path: at })
+    }
     else {
       this.placeholders.add(at)
       this.protectedOps.push({ kind: 'ro-placeholder', path: at })

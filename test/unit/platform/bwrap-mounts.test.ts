@@ -3,7 +3,7 @@
  * placeholders for missing ones, masks for denied paths, and what is left
  * alone (read-only already, or inside a private tmpfs).
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -30,6 +30,19 @@ describe('planMounts', () => {
     const ops = kinds(plan).filter((o) => !o.startsWith('tmpfs'))
     expect(ops).toEqual(['bind W', 'bind W/.git', 'ro-bind W/.git/hooks', 'ro-bind W/.git/config', 'deny-dir W/secret', 'deny-file W/token'])
     expect(plan.placeholders).toEqual([])
+  })
+
+  it('refuses a protected file that has another name (a hard link made while it was not protected), in a protected tree too', () => {
+    const plan = () => planMounts({ writeRoots: [w], protectedPaths: [join(w, '.git/hooks'), join(w, '.git/config')], denyRead: [] })
+    expect(plan).not.toThrow()
+    linkSync(join(w, '.git/config'), join(w, 'cfg-link'))
+    expect(plan).toThrow(PolicyError)
+    expect(plan).toThrow(/\.git\/config has 2 hard links/)
+    rmSync(join(w, 'cfg-link'))
+    writeFileSync(join(w, '.git/hooks/pre-commit'), '#!/bin/sh\n')
+    expect(plan).not.toThrow()
+    linkSync(join(w, '.git/hooks/pre-commit'), join(w, 'hook-link'))
+    expect(plan).toThrow(/hooks\/pre-commit has 2 hard links/)
   })
 
   it('a missing protected path gets a placeholder at its first missing component', () => {

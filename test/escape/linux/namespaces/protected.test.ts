@@ -117,6 +117,18 @@ describe.each(identities())('protected paths (namespace mode) — caller: $name'
       expect(outcomeOf(r)).toBe('EROFS')
     })
 
+    it('a hard link made to .git/config before the repository was protected: the next launch refuses', async () => {
+      // Red team: run 1 (no repository yet, so nothing protected) runs git init and links
+      // .git/config under another name; run 2 wrote core.fsmonitor through the link.
+      e.tree.dir('work/linked')
+      const plant = await e.confined(['/bin/sh', '-c', `git ${GIT.join(' ')} init -q && ln .git/config cfg-link`], { options: { cwd: w('linked') } })
+      expect(plant.result?.exitCode, JSON.stringify(plant)).toBe(0)
+      const r = await e.confined(['/bin/sh', '-c', 'echo "[core] fsmonitor = touch pwned" >> cfg-link'], { options: { cwd: w('linked') } })
+      expect(r.error).toMatchObject({ code: 'E_POLICY' })
+      expect(r.error!.message).toContain('.git/config has 2 hard links')
+      expect(readFileSync(w('linked/.git/config'), 'utf8')).not.toContain('fsmonitor')
+    })
+
     it('a worktree-style .git file cannot be re-pointed, and its real hooks stay read-only', async () => {
       e.tree.dir('work/wt')
       e.tree.file('work/wt/.git', `gitdir: ${w('repo/.git')}\n`)
