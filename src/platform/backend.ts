@@ -10,6 +10,8 @@ export interface Prepared {
   args: string[]
   /** Namespace mode: paths bwrap binds by descriptor (`--bind-fd 5…`), opened without following symlinks at launch. */
   bindSources?: string[]
+  /** Checks once the command has run (namespace mode: a planted gitdir `commondir` removed); each returns notes for the report. */
+  afterRun?: () => string[]
   template: PlanTemplate
   enforcement: Enforcement
 }

@@ -114,6 +114,8 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
     // Torn down by us without a record from the supervisor (it was stopped
     // mid-setup, or bwrap took the namespace down): the command was killed.
     const stopped = (timedOut || aborted) && !cmd
+    const enforced = st?.ok ? applied(prepared.enforcement, st) : { ...prepared.enforcement, notes: [...prepared.enforcement.notes, 'stopped before the launcher reported: nothing of the command ran'] }
+    const after = prepared.afterRun?.() ?? []
     return {
       command: argv,
       // The supervisor's record is the command's own wait status (bwrap, in
@@ -126,7 +128,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
       timedOut,
       aborted,
       durationMs: nowMs() - started,
-      enforcement: st?.ok ? applied(prepared.enforcement, st) : { ...prepared.enforcement, notes: [...prepared.enforcement.notes, 'stopped before the launcher reported: nothing of the command ran'] },
+      enforcement: after.length ? { ...enforced, notes: [...enforced.notes, ...after] } : enforced,
     }
   })()
   return Object.assign(result, {

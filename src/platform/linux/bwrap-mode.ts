@@ -20,7 +20,7 @@ import type { Prepared } from '../backend.js'
 import { bwrapArgs, fdSources } from './bwrap-args.js'
 import { planMounts, type MountPlan } from './bwrap-mounts.js'
 import type { BwrapInfo } from './bwrap-probe.js'
-import { expandProtected } from './bwrap-protect.js'
+import { expandProtected, removeCreated } from './bwrap-protect.js'
 import { DEVICE_FILES, type LandlockRule } from './landlock-rules.js'
 import { commonEnforcement, globsNote, landlockUnavailable, launcherTemplate, seccompUnavailable, type PlanContext } from './plan.js'
 
@@ -84,7 +84,15 @@ export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReaso
   const sources = fdSources(mounts.ops, policy.writeRoots)
   const args = bwrapArgs({ features: bwrap.features, networkOff: policy.network === 'off', ops: mounts.ops, launcher, sources })
   return {
-    prepared: { launcher, file: bwrap.path, args, bindSources: sources, template: launcherTemplate(ctx, rules), enforcement: enforcementFor(ctx, bwrap, mounts, prot.paths, prot.notes, modeReason) },
+    prepared: {
+      launcher,
+      file: bwrap.path,
+      args,
+      bindSources: sources,
+      ...(prot.removeIfCreated.length ? { afterRun: () => removeCreated(prot.removeIfCreated, policy.writeRoots) } : {}),
+      template: launcherTemplate(ctx, rules),
+      enforcement: enforcementFor(ctx, bwrap, mounts, prot.paths, prot.notes, modeReason),
+    },
     placeholders: mounts.placeholders,
   }
 }

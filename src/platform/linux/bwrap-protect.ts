@@ -14,13 +14,21 @@
  * Every resolved path goes through canonicalize(): a symlink inside a
  * writable root on the way is refused (it may have been planted).
  */
-import { closeSync, lstatSync, openSync, readSync } from 'node:fs'
+import { closeSync, lstatSync, openSync, readSync, rmSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path'
-import { canonicalize } from '../../policy/paths.js'
+import { canonicalize, isWithin } from '../../policy/paths.js'
 
 export interface ProtectedExpansion {
   paths: string[]
   notes: string[]
+  /**
+   * `commondir` files absent at launch in the protected gitdirs. git reads
+   * config and hooks from the directory that file names, so a command that
+   * writes one steps around the read-only config and hooks; it cannot be
+   * masked (git fails on a `commondir` it cannot read, a directory included),
+   * so one the command created is removed after the run (removeCreated).
+   */
+  removeIfCreated: string[]
 }
 
 function readSmall(path: string): string | null {
@@ -64,15 +72,26 @@ function resolveGitFile(gitFile: string, writeRoots: readonly string[]): { gitdi
   return { gitdir, common }
 }
 
-function expandOne(p: string, writeRoots: readonly string[], out: Set<string>, missingRepos: Set<string>): void {
+/** An existing `commondir` is kept read-only; a missing one is watched (see removeIfCreated). */
+function guardCommondir(gitdir: string, out: Set<string>, watch: Set<string>): void {
+  const file = join(gitdir, 'commondir')
+  if (kind(file) === 'missing') watch.add(file)
+  else out.add(file)
+}
+
+function expandOne(p: string, writeRoots: readonly string[], out: Set<string>, missingRepos: Set<string>, watch: Set<string>): void {
   const split = splitGitPath(p)
   if (!split) return void out.add(p)
   const k = kind(split.git)
   if (k === 'missing') return void missingRepos.add(split.git)
-  if (k !== 'file') return void out.add(p)
+  if (k !== 'file') {
+    if (k === 'dir') guardCommondir(split.git, out, watch)
+    return void out.add(p)
+  }
   out.add(split.git)
   const r = resolveGitFile(split.git, writeRoots)
   if (!r) return
+  guardCommondir(r.gitdir, out, watch)
   out.add(split.rest ? join(r.common, split.rest) : r.common)
   if (r.gitdir !== r.common && split.rest === 'config' && kind(join(r.gitdir, 'config.worktree')) === 'file') out.add(join(r.gitdir, 'config.worktree'))
 }
@@ -80,9 +99,33 @@ function expandOne(p: string, writeRoots: readonly string[], out: Set<string>, m
 export function expandProtected(protectedPaths: readonly string[], writeRoots: readonly string[]): ProtectedExpansion {
   const out = new Set<string>()
   const missingRepos = new Set<string>()
-  for (const p of protectedPaths) expandOne(p, writeRoots, out, missingRepos)
+  const watch = new Set<string>()
+  for (const p of protectedPaths) expandOne(p, writeRoots, out, missingRepos, watch)
   const notes = [...missingRepos].map(
     (git) => `no git repository at ${dirname(git)} at launch: a repository the command creates there is not protected during this run (the next launch protects its hooks and config); review ${git}/hooks and ${git}/config before using it on the host`,
   )
-  return { paths: [...out], notes }
+  // Only where a path of that gitdir is protected inside a write root (elsewhere the command cannot write).
+  const removeIfCreated = [...watch].filter((f) => writeRoots.some((r) => isWithin(f, r)))
+  if (removeIfCreated.length) notes.push(`a git commondir the command creates (${removeIfCreated.join(', ')}) is removed after the run: git cannot work with it masked, and it would redirect git's config and hooks`)
+  return { paths: [...out], notes, removeIfCreated }
+}
+
+/**
+ * After a run: remove each watched `commondir` the command created, and say
+ * so. The directory above it is checked again first (no symlink inside a
+ * write root on the way: a sandbox still running could have swapped it).
+ */
+export function removeCreated(files: readonly string[], writeRoots: readonly string[]): string[] {
+  const notes: string[] = []
+  for (const file of files) {
+    if (kind(file) === 'missing') continue
+    try {
+      if (canonicalize(dirname(file), writeRoots, 'gitdir') !== dirname(file)) continue
+      rmSync(file, { recursive: true, force: true })
+      notes.push(`removed ${file}, which the command created: git would read config and hooks from the directory it names`)
+    } catch (err) {
+      notes.push(`could not remove ${file}, which the command created (git would read config and hooks from the directory it names): ${(err as Error).message}`)
+    }
+  }
+  return notes
 }

@@ -129,6 +129,21 @@ describe.each(identities())('protected paths (namespace mode) — caller: $name'
       expect(readFileSync(w('linked/.git/config'), 'utf8')).not.toContain('fsmonitor')
     })
 
+    it('a .git/commondir the command writes (it would redirect config and hooks) is removed after the run, and said', async () => {
+      // Red team: commondir named a directory with a config setting core.fsmonitor, which
+      // the next host `git status` ran. It cannot be masked (git must read it): removed after the run.
+      const plant = `mkdir -p .git/x/hooks && cp -r .git/HEAD .git/objects .git/refs .git/x/ && printf '[core]\\n\\tfsmonitor = "touch ${w('pwned')}; false"\\n' > .git/x/config && echo x > .git/commondir && cat .git/commondir`
+      const r = await e.confined(['/bin/sh', '-c', plant], inRepo())
+      expect(r.result?.exitCode, JSON.stringify(r)).toBe(0)
+      expect(r.result!.stdout).toBe('x\n') // the command did write it
+      expect(existsSync(w('repo/.git/commondir'))).toBe(false)
+      expect(r.result!.enforcement!.notes.join('\n')).toContain(`removed ${w('repo/.git/commondir')}`)
+      const [file, ...args] = identity.wrap(['git', '-C', w('repo'), 'status', '--porcelain'])
+      const host = spawnSync(file!, args, { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: e.tree.home } })
+      expect(host.status, host.stderr).toBe(0)
+      expect(existsSync(w('pwned'))).toBe(false)
+    })
+
     it('a worktree-style .git file cannot be re-pointed, and its real hooks stay read-only', async () => {
       e.tree.dir('work/wt')
       e.tree.file('work/wt/.git', `gitdir: ${w('repo/.git')}\n`)
