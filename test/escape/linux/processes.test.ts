@@ -47,6 +47,10 @@ describeEscape('processes', (identity, mode) => {
       await e.denial(procs('vmread-parent'), 'EPERM')
     })
 
+    it("prlimit on a process outside the command — the caller (the supervisor in namespace mode); RLIMIT_CPU 1 s would kill it", async () => {
+      await e.denial(procs('prlimit-parent'), 'EPERM')
+    })
+
     it('/proc/<parent>/mem', async () => {
       await e.denial(procs('proc-parent', 'mem'), byMode('EACCES', 'ENOENT'))
     })

@@ -15,6 +15,8 @@ const base = {
   npm_config__authToken: 'n',
   MY_API_KEY: 'a',
   DB_PASSWORD: 'p',
+  PGPASSWORD: 'pg',
+  SLACK_WEBHOOK_URL: 'https://hooks.example/x',
   SSH_AUTH_SOCK: '/run/ssh',
   DATABASE_URL: 'postgres://u:p@h/db',
   LD_PRELOAD: '/tmp/evil.so',
@@ -26,7 +28,7 @@ const base = {
 describe('buildEnv', () => {
   it('drops names that look like secrets (case-insensitive) and loader variables', () => {
     const { env, dropped } = buildEnv({ ...base }, policy(), {})
-    for (const k of ['GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION', 'MY_API_KEY', 'DB_PASSWORD', 'SSH_AUTH_SOCK', 'DATABASE_URL', 'npm_config__authToken'])
+    for (const k of ['GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION', 'MY_API_KEY', 'DB_PASSWORD', 'PGPASSWORD', 'SLACK_WEBHOOK_URL', 'SSH_AUTH_SOCK', 'DATABASE_URL', 'npm_config__authToken'])
       expect(env, k).not.toHaveProperty(k)
     for (const k of ['LD_PRELOAD', 'LD_LIBRARY_PATH', 'DYLD_INSERT_LIBRARIES']) expect(env, k).not.toHaveProperty(k)
     expect(env).toMatchObject({ PATH: '/usr/bin', HOME: '/home/u', LANG: 'C.UTF-8', TOKENIZER: 'keep-me' })

@@ -86,6 +86,20 @@ static int cmd_vmread_parent(char **a) {
   return outcome(process_vm_readv(caller_pid(), &local, 1, &remote, 1, 0));
 }
 
+/* Set the caller's RLIMIT_NOFILE to what it is now (its own values when
+ * they cannot be read): harmless unconfined, while a real attack sets CPU to
+ * one second and kills the caller. */
+static int cmd_prlimit_parent(char **a) {
+  struct rlimit cur;
+  /* Namespace mode hides the caller (its pid reads as 0, which would mean
+   * "myself"): the supervisor, the nearest process outside the command, is
+   * the target there. */
+  pid_t target = caller_pid() > 0 ? caller_pid() : getppid();
+  (void)a;
+  if (prlimit(target, RLIMIT_NOFILE, NULL, &cur) < 0) getrlimit(RLIMIT_NOFILE, &cur);
+  return outcome(prlimit(target, RLIMIT_NOFILE, &cur, NULL));
+}
+
 static int cmd_proc_parent(char **a) {
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/%s", (int)caller_pid(), a[0]);
@@ -236,6 +250,7 @@ static int cmd_setns(char **a) {
 static const struct probe_cmd cmds[] = {
   {"ptrace-parent", 0, cmd_ptrace_parent},
   {"vmread-parent", 0, cmd_vmread_parent},
+  {"prlimit-parent", 0, cmd_prlimit_parent},
   {"proc-parent", 1, cmd_proc_parent},
   {"kill", 1, cmd_kill},
   {"signal-parent", 0, cmd_signal_parent},
