@@ -62,6 +62,9 @@ class LinuxSandbox implements Sandbox {
   /** The launch prepare() planned last, until track() takes it. */
   private launched: Prepared | undefined
   private readonly canonCache: CanonCache = new Map()
+  /** Runs started and not yet ended: the temp dir is removed only when none is left (close()). */
+  private active = 0
+  private closed = false
 
   constructor(private readonly options: ParsedSandboxOptions) {
     this.cwd = resolve(options.cwd ?? process.cwd())
@@ -120,10 +123,12 @@ class LinuxSandbox implements Sandbox {
     }
     const prepared = this.launched
     this.launched = undefined
-    if (prepared) {
-      const done = () => releasePrepared(prepared)
-      proc.then(done, done)
+    this.active++
+    const done = () => {
+      if (prepared) releasePrepared(prepared)
+      if (--this.active === 0 && this.closed) this.removeTmp()
     }
+    proc.then(done, done)
     return proc
   }
 
@@ -135,8 +140,20 @@ class LinuxSandbox implements Sandbox {
     return Promise.resolve().then(() => this.track(() => startRun(this, command, options, this.options.compat ?? 'best-effort')))
   }
 
+  /**
+   * Placeholders no run holds are released now; the private temp dir when the
+   * last run has ended. Never while a command runs: it could swap a
+   * directory in the temp dir for a symlink while the tree is being removed,
+   * and the removal, walking by name, would delete the link's target as the
+   * caller (red team: a root-owned file outside the write roots).
+   */
   close(): void {
+    this.closed = true
     releaseIdlePlaceholders()
+    if (this.active === 0) this.removeTmp()
+  }
+
+  private removeTmp(): void {
     if (this.tmp) rmSync(this.tmp, { recursive: true, force: true })
     this.tmp = undefined
   }

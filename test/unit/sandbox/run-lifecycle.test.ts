@@ -3,7 +3,7 @@
  * (the launcher made the command a session leader), and sandboxes with
  * different profiles run at the same time, each confined by its own.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -143,5 +143,22 @@ describe('maxBuffer', () => {
     expect(big.stdout.length).toBe(1000)
     expect(big.outputTruncated).toBe(true)
     expect(small).toMatchObject({ stdout: 'hi\n', outputTruncated: false })
+  })
+})
+
+describe('close()', () => {
+  it('while a command runs: its temp dir stays until the run ends (a command could swap a subdirectory for a symlink mid-removal), then goes', async () => {
+    const sb = createSandbox(options)
+    const p = sb.spawn('sh', ['-c', 'echo "$TMPDIR"; mkdir "$TMPDIR/d"; read line'], { stdin: 'pipe' })
+    let out = ''
+    p.stdout!.on('data', (d: Buffer) => (out += d))
+    expect(await eventually(() => out.includes('\n'))).toBe(true)
+    const tmp = out.trim()
+    expect(tmp).toMatch(/cordon-/)
+    sb.close()
+    expect(existsSync(join(tmp, 'd'))).toBe(true) // the command still runs: nothing removed under it
+    p.stdin!.end('go\n')
+    await p
+    expect(await eventually(() => !existsSync(tmp))).toBe(true)
   })
 })
