@@ -28,6 +28,15 @@ export interface LandlockRules {
 /** Character devices programs expect to read and write (redirects to /dev/null…). */
 export const DEVICE_FILES = ['/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom', '/dev/tty']
 
+/**
+ * A read root above /dev does not extend to it: only DEVICE_FILES are
+ * granted there. Root without capabilities still owns the 0600 disk devices,
+ * and reading the raw blocks (debugfs) returns every denied file (red team);
+ * other ptys, the kernel log and the like have no business in a sandbox
+ * either. Namespace mode has bwrap's minimal /dev instead.
+ */
+const HOST_DEVICES = '/dev'
+
 function childrenOf(dir: string) {
   try {
     return readdirSync(dir, { withFileTypes: true })
@@ -54,7 +63,10 @@ function splitAround(root: string, access: Access[], denies: readonly string[], 
 
 export function landlockRules(policy: ResolvedPolicy): LandlockRules {
   const out: LandlockRules = { rules: [], narrowed: [] }
-  for (const root of policy.readRoots) splitAround(root, ['read'], policy.denyRead, out)
+  for (const root of policy.readRoots) {
+    const devices = root !== HOST_DEVICES && isWithin(HOST_DEVICES, root) ? [HOST_DEVICES] : []
+    splitAround(root, ['read'], [...policy.denyRead, ...devices], out)
+  }
   for (const root of policy.writeRoots) splitAround(root, ['write'], policy.denyRead, out)
   for (const dev of DEVICE_FILES) if (!policy.denyRead.some((d) => isWithin(dev, d))) out.rules.push({ path: dev, access: ['dev'] })
   return out

@@ -41,6 +41,15 @@ describeEscape('files', (identity, mode) => {
       expect(firstLine(plain.result!.stdout)).toBe(`OK ${SSH_TEXT}`)
     })
 
+    it("a host device outside /dev/null, /dev/zero, … (root owns the raw disks: debugfs reads any denied file from them)", async () => {
+      // /dev/ptmx: openable by every identity unconfined. Namespace mode has bwrap's own /dev,
+      // where it is the sandbox's devpts; Landlock mode grants nothing under the host /dev but the allowlist.
+      const [confined, plain] = await e.both(files('open', '/dev/ptmx'))
+      expect(outcomeOf(plain)).toBe('OK')
+      expect(outcomeOf(confined)).toBe(byMode('EACCES', 'OK'))
+      if (mode === 'landlock') expect(confined.result!.enforcement!.notes.join('\n')).toContain('host devices are not readable')
+    })
+
     it('through a symlink planted in the writable root', async () => {
       await e.denial(files('read-symlink', join(e.tree.work, `sl-${unique()}`), e.tree.secretFile), 'EACCES')
     })

@@ -48,8 +48,18 @@ describe('expandProtected', () => {
     writeFileSync(join(wt, '.git'), `gitdir: ${join(main, '.git/worktrees/wt')}\n`)
     const r = expandProtected(gitPaths(wt), [wt, main])
     expect(r.paths.sort()).toEqual(
-      [join(wt, '.git'), join(main, '.git/hooks'), join(main, '.git/config'), join(main, '.git/worktrees/wt/config.worktree'), join(wt, '.bashrc')].sort(),
+      [join(wt, '.git'), join(main, '.git/hooks'), join(main, '.git/config'), join(main, '.git/worktrees/wt/config.worktree'), join(main, '.git/worktrees/wt/commondir'), join(wt, '.bashrc')].sort(),
     )
+    expect(r.removeIfCreated).toEqual([])
+  })
+
+  it("watches a repository's missing commondir (it would redirect config and hooks; it cannot be masked)", () => {
+    const w = join(base, 'plain')
+    mkdirSync(join(w, '.git/hooks'), { recursive: true })
+    const r = expandProtected(gitPaths(w), [w])
+    expect(r.removeIfCreated).toEqual([join(w, '.git/commondir')])
+    expect(r.paths).not.toContain(join(w, '.git/commondir'))
+    expect(r.notes.join()).toContain('commondir')
   })
 
   it('follows a submodule .git file with a relative gitdir', () => {

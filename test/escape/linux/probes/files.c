@@ -27,6 +27,13 @@ static int read_fd_or_errno(int fd) { return fd < 0 ? outcome(-1) : print_conten
 
 static int cmd_read(char **a) { return read_fd_or_errno(open(a[0], O_RDONLY | O_CLOEXEC)); }
 
+/* Opening is the attempt (a device whose read would block or needs a buffer size). */
+static int cmd_open(char **a) {
+  int fd = open(a[0], O_RDONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd >= 0) close(fd);
+  return outcome(fd);
+}
+
 /* A symlink planted by the sandboxed code in its writable dir, then followed. */
 static int cmd_read_symlink(char **a) {
   if (symlink(a[1], a[0]) < 0 && errno != EEXIST) return setup_failed("symlink");
@@ -149,6 +156,7 @@ static int cmd_write_same(char **a) {
 
 static const struct probe_cmd cmds[] = {
   {"read", 1, cmd_read},
+  {"open", 1, cmd_open},
   {"read-symlink", 2, cmd_read_symlink},
   {"read-hardlink", 2, cmd_read_hardlink},
   {"read-dotdot", 2, cmd_read_dotdot},
