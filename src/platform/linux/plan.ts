@@ -95,7 +95,7 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   if (!probe.seccomp) missing.push(seccompUnavailable(probe))
   if (policy.network === 'off' && !probe.seccomp && (abi === null || abi < 4)) missing.push({ protection: 'network', explicit: true, reason: 'neither seccomp nor Landlock ABI 4 can block sockets' })
   if (abi !== null && !policy.writeRoots.includes('/')) {
-    missing.push({ protection: 'file-metadata', explicit: false, reason: 'Landlock (ABI ≤ 7) has no right for chmod/utimes: files the caller owns outside the write roots can still have their mode bits (setuid/setgid excepted: seccomp refuses those) and timestamps changed', fix: 'namespace mode (read-only mounts deny them)' })
+    missing.push({ protection: 'file-metadata', explicit: false, reason: 'Landlock (ABI ≤ 7) has no right for chmod/utimes/xattrs: files the caller owns outside the write roots can still have their mode bits (setuid/setgid excepted: seccomp refuses those), timestamps, extended attributes and ACLs changed', fix: 'namespace mode (read-only mounts deny them)' })
   }
   if (policy.protectedPaths.length > 0) missing.push({ protection: 'protected-paths', explicit: explicit.has('protected-paths'), reason: 'protected paths inside write roots need namespace mode (read-only bind mounts); Landlock cannot take rights back below a write root without breaking it', fix: 'install bubblewrap and allow unprivileged user namespaces' })
   return missing
@@ -122,7 +122,7 @@ export function commonEnforcement(ctx: PlanContext, filesystem: Pick<Enforcement
 function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement {
   const { policy, probe } = ctx
   const missing = missingFor(ctx)
-  const notes = ['Landlock-only mode: no pid/ipc/network namespaces; the launcher stays as a subreaper supervisor that kills what the command leaves behind (double-forked, setsid) when it exits, times out, is aborted or its caller dies']
+  const notes = ['Landlock-only mode: no pid/ipc/network namespaces (host SysV IPC objects the caller can reach stay reachable); the launcher stays as a subreaper supervisor that kills what the command leaves behind (double-forked, setsid) when it exits, times out, is aborted or its caller dies']
   const globs = globsNote(policy)
   if (globs) notes.push(globs)
   if (policy.readRoots.some((r) => r !== '/dev' && isWithin('/dev', r))) notes.push(`host devices are not readable: under /dev only ${DEVICE_FILES.join(', ')}`)
