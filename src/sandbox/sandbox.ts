@@ -4,7 +4,7 @@
  * at once. Each run re-resolves the profile (paths are re-checked for planted
  * symlinks every time) and spawns one confined child.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir as osTmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { UnsupportedError } from '../errors.js'
@@ -119,6 +119,7 @@ class LinuxSandbox implements Sandbox {
     } catch (err) {
       if (this.launched) releasePrepared(this.launched)
       this.launched = undefined
+      if (this.closed && this.active === 0) this.removeTmp() // a run after close() that never started
       throw err
     }
     const prepared = this.launched
@@ -128,6 +129,7 @@ class LinuxSandbox implements Sandbox {
       if (prepared) releasePrepared(prepared)
       if (--this.active === 0 && this.closed) this.removeTmp()
     }
+    // (releasePrepared and removeTmp do not throw: this runs as a promise reaction.)
     proc.then(done, done)
     return proc
   }
@@ -153,10 +155,34 @@ class LinuxSandbox implements Sandbox {
     if (this.active === 0) this.removeTmp()
   }
 
+  /**
+   * Never throws: it runs in a run's completion too, where an exception
+   * would be an unhandled rejection (and end the caller). A command can
+   * leave directories it made unwritable (chmod 500): those are made
+   * writable again, directory by directory without following symlinks,
+   * and the removal retried; what still cannot be removed is left.
+   */
   private removeTmp(): void {
-    if (this.tmp) rmSync(this.tmp, { recursive: true, force: true })
+    const tmp = this.tmp
     this.tmp = undefined
+    if (!tmp) return
+    try {
+      rmSync(tmp, { recursive: true, force: true })
+    } catch {
+      try {
+        ownerWritable(tmp)
+        rmSync(tmp, { recursive: true, force: true })
+      } catch {
+        /* left behind: nothing else can be done without following links */
+      }
+    }
   }
+}
+
+/** u+rwx on `dir` and every directory below it (symlinks are not followed: Dirent says what the entry itself is). */
+function ownerWritable(dir: string): void {
+  chmodSync(dir, 0o700)
+  for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) ownerWritable(join(dir, e.name))
 }
 
 export type { LinuxSandbox }
