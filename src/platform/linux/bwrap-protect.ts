@@ -14,7 +14,7 @@
  * Every resolved path goes through canonicalize(): a symlink inside a
  * writable root on the way is refused (it may have been planted).
  */
-import { closeSync, lstatSync, openSync, readSync, rmSync } from 'node:fs'
+import { closeSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path'
 import { canonicalize, isWithin } from '../../policy/paths.js'
 
@@ -112,16 +112,26 @@ export function expandProtected(protectedPaths: readonly string[], writeRoots: r
 
 /**
  * After a run: remove each watched `commondir` the command created, and say
- * so. The directory above it is checked again first (no symlink inside a
- * write root on the way: a sandbox still running could have swapped it).
+ * so. Only a file or a symlink is unlinked (unlink does not follow the last
+ * component), after the directory above it is checked again (no symlink
+ * inside a write root on the way: a sandbox still running could have
+ * swapped it). Never a recursive removal: a directory can hold links a
+ * concurrent sandbox swaps while it is walked by name — and git cannot use
+ * a directory `commondir` anyway (it stops with an error), so one is left
+ * and reported.
  */
 export function removeCreated(files: readonly string[], writeRoots: readonly string[]): string[] {
   const notes: string[] = []
   for (const file of files) {
-    if (kind(file) === 'missing') continue
+    const k = kind(file)
+    if (k === 'missing') continue
+    if (k === 'dir') {
+      notes.push(`${file} was created by the command as a directory and is left there: git stops with an error in this repository until it is removed`)
+      continue
+    }
     try {
-      if (canonicalize(dirname(file), writeRoots, 'gitdir') !== dirname(file)) continue
-      rmSync(file, { recursive: true, force: true })
+      if (canonicalize(dirname(file), writeRoots, 'gitdir') !== dirname(file)) throw new Error('the directory above it changed')
+      unlinkSync(file)
       notes.push(`removed ${file}, which the command created: git would read config and hooks from the directory it names`)
     } catch (err) {
       notes.push(`could not remove ${file}, which the command created (git would read config and hooks from the directory it names): ${(err as Error).message}`)

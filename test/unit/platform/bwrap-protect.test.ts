@@ -3,12 +3,12 @@
  * files (worktrees, submodules) followed to where git reads hooks and
  * config, and no repository → nothing masked (git init must work).
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../src/errors.js'
-import { expandProtected, splitGitPath } from '../../../src/platform/linux/bwrap-protect.js'
+import { expandProtected, removeCreated, splitGitPath } from '../../../src/platform/linux/bwrap-protect.js'
 
 let base: string
 beforeEach(() => {
@@ -78,5 +78,29 @@ describe('expandProtected', () => {
     symlinkSync(join(base, 'elsewhere'), join(w, 'link'))
     writeFileSync(join(w, '.git'), 'gitdir: link/.git\n')
     expect(() => expandProtected(gitPaths(w), [w])).toThrow(PolicyError)
+  })
+})
+
+describe('removeCreated (a commondir the command made, after the run)', () => {
+  it('unlinks a file or a symlink (never its target), leaves a directory and says so', () => {
+    const w = mkdtempSync(join(tmpdir(), 'cordon-test-commondir-'))
+    try {
+      mkdirSync(join(w, 'a/.git'), { recursive: true })
+      mkdirSync(join(w, 'b/.git'), { recursive: true })
+      mkdirSync(join(w, 'c/.git/commondir/keep'), { recursive: true })
+      mkdirSync(join(w, 'target'))
+      writeFileSync(join(w, 'target/f'), 'x')
+      writeFileSync(join(w, 'a/.git/commondir'), 'evil\n')
+      symlinkSync(join(w, 'target'), join(w, 'b/.git/commondir'))
+      const notes = removeCreated([join(w, 'a/.git/commondir'), join(w, 'b/.git/commondir'), join(w, 'c/.git/commondir'), join(w, 'd/.git/commondir')], [w])
+      expect(existsSync(join(w, 'a/.git/commondir'))).toBe(false)
+      expect(existsSync(join(w, 'b/.git/commondir'))).toBe(false)
+      expect(readFileSync(join(w, 'target/f'), 'utf8')).toBe('x')
+      expect(existsSync(join(w, 'c/.git/commondir/keep'))).toBe(true)
+      expect(notes).toHaveLength(3)
+      expect(notes[2]).toContain('left there')
+    } finally {
+      rmSync(w, { recursive: true, force: true })
+    }
   })
 })
