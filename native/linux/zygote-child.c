@@ -84,10 +84,12 @@ static void reset_child(int sig_fd, const char *umask_octal) {
  * (the request socket and the event stream included). They are first
  * lifted above n-1, so that placing one can never overwrite another that is
  * still to be placed; dup2(2) clears close-on-exec on the final copies. */
-static int place_fds(const struct request *r) {
-  int n = (int)r->nfds, high[MAX_CHILD_FDS];
+static int place_fds(const struct request *r, int *status_fd) {
+  int n = (int)r->nfds, high[MAX_CHILD_FDS] = {0};
   for (int i = 0; i < n; i++)
     if ((high[i] = fcntl(r->fds[i], F_DUPFD_CLOEXEC, n)) < 0) return -1;
+  /* From here a received number may be overwritten by a placed one: errors go to the lifted copy. */
+  if (n > 4) *status_fd = high[4];
   for (int i = 0; i < n; i++)
     if (dup2(high[i], i) < 0) return -1;
   return cordon_close_from((unsigned)n, ~0U >> 1);
@@ -121,10 +123,11 @@ static void child_main(struct request *r, int sig_fd) {
   f[nf] = NULL;
   if (nf < 2 || r->nfds < CHILD_FDS) _exit(125);
   reset_child(sig_fd, f[1]);
-  if (place_fds(r) < 0) {
+  int status_fd = r->fds[4]; /* the status fd as received, until place_fds lifts it */
+  if (place_fds(r, &status_fd) < 0) {
     struct cordon_err e;
     cordon_err_set(&e, "launch", "dup2", errno);
-    status_write_err(r->fds[4], &e); /* the status fd as received: fd 4 may not be placed yet */
+    status_write_err(status_fd, &e);
     _exit(125);
   }
   if (f[0][0] == 'L') _exit(launcher_run(3, 4));

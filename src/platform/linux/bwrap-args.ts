@@ -24,14 +24,15 @@
  *   mount setup).
  * - denied files are covered by /dev/null bound *without* device access
  *   (bwrap binds nodev), so open() fails with EACCES, as under Landlock.
- * - binds whose source lies inside a write root (pins, protected paths) are
- *   given to bwrap as descriptors (`--bind-fd`/`--ro-bind-fd`, fds 5, 6, …
- *   in `fdSources` order), opened by cordon without following symlinks: a
- *   sandbox still running in the same workspace can swap such a path for a
- *   symlink between cordon's checks and bwrap's mount, and bwrap, given the
- *   path, would follow it (a `.git` swapped for `~/.ssh` was mounted
- *   read-write in the next sandbox). A write root itself stays a path: its
- *   parent is not writable by any sandbox.
+ * - binds of the host's own files — the write roots, pins, protected paths,
+ *   a read-only cwd — are given to bwrap as descriptors (`--bind-fd`/
+ *   `--ro-bind-fd`, fds 5, 6, … in `fdSources` order), opened by cordon
+ *   without following symlinks: a sandbox still running can swap such a
+ *   path for a symlink between cordon's checks and bwrap's mount, and bwrap,
+ *   given the path, would follow it (red team: a `.git` swapped for
+ *   `~/.ssh` was mounted read-write in the next sandbox; a write root nested
+ *   in another sandbox's workspace, likewise). Only fixed sources stay paths
+ *   (`/`, /dev/null).
  */
 import type { BwrapFeatures } from './bwrap-probe.js'
 import { namespaceFlags } from './bwrap-probe.js'
@@ -42,10 +43,9 @@ import { LAUNCHER_ARGS } from './launch.js'
 /** The first descriptor number of the bind sources (after stdin, stdout, stderr, plan, status). */
 export const FIRST_SOURCE_FD = 5
 
-/** The binds of a plan whose sources must be opened by cordon and passed by descriptor, in fd order. */
-export function fdSources(ops: readonly MountOp[], writeRoots: readonly string[]): string[] {
-  const inside = (p: string) => writeRoots.some((r) => p !== r && isWithin(p, r))
-  return ops.filter((o) => (o.kind === 'bind' || o.kind === 'ro-bind') && inside(o.path)).map((o) => o.path)
+/** The binds of a plan whose sources must be opened by cordon and passed by descriptor, in fd order: all of them. */
+export function fdSources(ops: readonly MountOp[]): string[] {
+  return ops.filter((o) => o.kind === 'bind' || o.kind === 'ro-bind').map((o) => o.path)
 }
 
 function opArgs(op: MountOp, sources: readonly string[]): string[] {

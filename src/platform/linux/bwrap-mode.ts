@@ -81,7 +81,7 @@ export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReaso
   const mounts = planMounts({ writeRoots: policy.writeRoots, protectedPaths: prot.paths, denyRead: policy.denyRead, visible: [policy.cwd] })
   const rules = probe.landlockAbi !== null ? namespaceLandlockRules(policy, mounts.privateDirs) : null
   const launcher = launcherFor(policy.writeRoots)
-  const sources = fdSources(mounts.ops, policy.writeRoots)
+  const sources = bwrap.features.bindFd ? fdSources(mounts.ops) : []
   const args = bwrapArgs({ features: bwrap.features, networkOff: policy.network === 'off', ops: mounts.ops, launcher, sources })
   return {
     prepared: {

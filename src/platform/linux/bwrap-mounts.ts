@@ -90,11 +90,30 @@ function linkedFile(path: string, budget = { left: LINK_SCAN_LIMIT }): { path: s
   if (st.isFile()) return st.nlink > 1 ? { path, links: st.nlink } : undefined
   if (!st.isDirectory()) return undefined
   for (const e of readdirSync(path, { withFileTypes: true })) {
-    if (--budget.left < 0) return undefined
+    // Fail closed: a tree too large to check is not mounted as if it had been checked.
+    if (--budget.left < 0) throw new PolicyError(`the protected path ${path} holds more than ${LINK_SCAN_LIMIT} entries: too many to check for hard links`, { where: 'namespace mode' })
     const hit = e.isFile() || e.isDirectory() ? linkedFile(join(path, e.name), budget) : undefined
     if (hit) return hit
   }
   return undefined
+}
+
+/** Refuse a protected path with a hard-linked file (see linkedFile); a path that changes under the check is refused too. */
+function checkLinks(path: string): void {
+  let linked
+  try {
+    linked = linkedFile(path)
+  } catch (err) {
+    if (err instanceof PolicyError) throw err
+    throw new PolicyError(`the protected path ${path} changed while cordon checked it for hard links: ${(err as Error).message}`, { where: 'namespace mode', cause: err })
+  }
+  if (linked) {
+    throw new PolicyError(
+      `the protected file ${linked.path} has ${linked.links} hard links: another name for it could change it from inside the sandbox ` +
+        '(made while it was not protected, by an earlier sandboxed command perhaps); remove the other links (find -samefile) and run again',
+      { where: 'namespace mode' },
+    )
+  }
 }
 
 /** The directories strictly between `root` and `path`, top-down. */
@@ -143,17 +162,13 @@ class Planner {
   protect(p: string): void {
     const root = this.rootOf(p)
     if (!root) return // outside every write root: read-only already
-    if (p === root) return void this.protectedOps.push({ kind: 'ro-bind', path: p })
+    if (p === root) {
+      checkLinks(p)
+      return void this.protectedOps.push({ kind: 'ro-bind', path: p })
+    }
     const { at, kind } = this.anchor(root, p)
     if (kind === 'dir' || kind === 'file') {
-      const linked = linkedFile(at)
-      if (linked) {
-        throw new PolicyError(
-          `the protected file ${linked.path} has ${linked.links} hard links: another name for it could change it from inside the sandbox ` +
-            '(made while it was not protected, by an earlier sandboxed command perhaps); remove the other links (find -samefile) and run again',
-          { where: 'namespace mode' },
-        )
-      }
+      checkLinks(at)
       this.protectedOps.push({ kind: 'ro-bind', path: at })
     }
     else {

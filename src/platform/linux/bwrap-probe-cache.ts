@@ -44,7 +44,7 @@ import { isAbsolute, join } from 'node:path'
 import type { BwrapFeatures, BwrapWarning } from './bwrap-probe.js'
 
 /** Bump when the key or the stored record changes shape. */
-export const PROBE_CACHE_VERSION = 1
+export const PROBE_CACHE_VERSION = 2 // 2: features.bindFd
 
 /** What a successful probe learned about a bwrap binary on this boot (the rest is read live). */
 export interface CachedProbe {
@@ -190,11 +190,11 @@ function parseFacts(value: unknown): CachedProbe | null {
   const { version, features, extraWarnings } = value as Record<string, unknown>
   if (Object.keys(value).length !== 3) return null
   if (version !== null && (typeof version !== 'string' || !/^\d{1,6}\.\d{1,6}\.\d{1,6}$/.test(version))) return null
-  if (typeof features !== 'object' || features === null || Object.keys(features).length !== 2) return null
-  const { disableUserns, cgroupTry } = features as Record<string, unknown>
-  if (typeof disableUserns !== 'boolean' || typeof cgroupTry !== 'boolean') return null
+  if (typeof features !== 'object' || features === null || Object.keys(features).length !== 3) return null
+  const { disableUserns, cgroupTry, bindFd } = features as Record<string, unknown>
+  if (typeof disableUserns !== 'boolean' || typeof cgroupTry !== 'boolean' || typeof bindFd !== 'boolean') return null
   if (!Array.isArray(extraWarnings) || extraWarnings.length > 8 || !extraWarnings.every(isWarning)) return null
-  return { version, features: { disableUserns, cgroupTry }, extraWarnings: extraWarnings.map(({ detail, fix }) => ({ detail, fix })) }
+  return { version, features: { disableUserns, cgroupTry, bindFd }, extraWarnings: extraWarnings.map(({ detail, fix }) => ({ detail, fix })) }
 }
 
 function readEntry(file: string, uid: number): unknown {

@@ -24,6 +24,8 @@ export interface BwrapFeatures {
   disableUserns: boolean
   /** --unshare-cgroup-try: a cgroup namespace where the kernel allows one. */
   cgroupTry: boolean
+  /** --bind-fd/--ro-bind-fd (upstream 0.10.0; Debian backported them to 0.8.0): binds by descriptor, see bwrap-args.ts. */
+  bindFd: boolean
 }
 
 export interface BwrapInfo {
@@ -92,6 +94,17 @@ export function bwrapWarnings(version: string | null, setuid: boolean): BwrapWar
   return out
 }
 
+/** What a bwrap without some option cannot do, said in the report. */
+export function featureWarnings(features: BwrapFeatures): BwrapWarning[] {
+  if (features.bindFd) return []
+  return [
+    {
+      detail: 'this bwrap has no --bind-fd: binds are passed by path, so a sandbox still running in the same or an enclosing workspace could swap one for a symlink between cordon\'s checks and the mount',
+      fix: 'bubblewrap ≥ 0.10.0 (or a distribution build with --bind-fd backported, as Debian 0.8.0)',
+    },
+  ]
+}
+
 /** The namespace flags of every launch (also used by the trial run, so the trial tests what runs). */
 export function namespaceFlags(f: BwrapFeatures, networkOff: boolean): string[] {
   return [
@@ -144,8 +157,8 @@ function describe(path: string, realPath: string): BwrapInfo | { error: string }
   const version = parseBwrapVersion(vh.version)?.join('.') ?? null
   if (missing.length) return { error: `bwrap ${version ?? '(unknown version)'} lacks ${missing.join(', ')}` }
   const setuid = (statSync(realPath).mode & 0o4000) !== 0
-  const features = { disableUserns: options.has('--disable-userns'), cgroupTry: options.has('--unshare-cgroup-try') }
-  return { path, realPath, version, setuid, features, warnings: bwrapWarnings(version, setuid) }
+  const features = { disableUserns: options.has('--disable-userns'), cgroupTry: options.has('--unshare-cgroup-try'), bindFd: options.has('--bind-fd') && options.has('--ro-bind-fd') }
+  return { path, realPath, version, setuid, features, warnings: [...bwrapWarnings(version, setuid), ...featureWarnings(features)] }
 }
 
 export function probeNamespacesUncached(explicit: string | undefined, probe: NativeProbe): NamespaceSupport {
@@ -180,7 +193,7 @@ function probeLocated(loc: Extract<BwrapLocation, { ok: true }>, probe: NativePr
 
 /** The facts worth keeping across processes (path, real path and setuid are always read live). */
 export function probeFacts(info: BwrapInfo): CachedProbe {
-  const derived = new Set(bwrapWarnings(info.version, info.setuid).map((w) => w.detail))
+  const derived = new Set([...bwrapWarnings(info.version, info.setuid), ...featureWarnings(info.features)].map((w) => w.detail))
   return { version: info.version, features: { ...info.features }, extraWarnings: info.warnings.filter((w) => !derived.has(w.detail)) }
 }
 
@@ -192,7 +205,7 @@ export function infoFromFacts(loc: { path: string; realPath: string }, facts: Ca
   } catch {
     return null
   }
-  const warnings = [...bwrapWarnings(facts.version, setuid), ...facts.extraWarnings]
+  const warnings = [...bwrapWarnings(facts.version, setuid), ...featureWarnings(facts.features), ...facts.extraWarnings]
   return { path: loc.path, realPath: loc.realPath, version: facts.version, setuid, features: { ...facts.features }, warnings }
 }
 

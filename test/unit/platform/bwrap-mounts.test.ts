@@ -45,6 +45,11 @@ describe('planMounts', () => {
     expect(plan).toThrow(/hooks\/pre-commit has 2 hard links/)
   })
 
+  it('fails closed on a protected tree too large to check for hard links', () => {
+    for (let i = 0; i < 4100; i++) writeFileSync(join(w, `.git/hooks/h${i}`), '')
+    expect(() => planMounts({ writeRoots: [w], protectedPaths: [join(w, '.git/hooks')], denyRead: [] })).toThrow(/more than 4096 entries/)
+  })
+
   it('a missing protected path gets a placeholder at its first missing component', () => {
     const plan = planMounts({ writeRoots: [w], protectedPaths: [join(w, '.vscode/tasks.json'), join(w, '.bashrc')], denyRead: [] })
     expect(kinds(plan)).toContain('ro-placeholder W/.vscode')
@@ -85,7 +90,7 @@ describe('planMounts', () => {
 describe('bwrapArgs', () => {
   it('puts namespaces first, then the host view, the plan order, and the launcher with fds 3 and 4', () => {
     const args = bwrapArgs({
-      features: { disableUserns: true, cgroupTry: true },
+      features: { disableUserns: true, cgroupTry: true, bindFd: true },
       networkOff: true,
       ops: [{ kind: 'bind', path: '/w' }, { kind: 'ro-bind', path: '/w/.git/hooks' }, { kind: 'deny-dir', path: '/w/s' }, { kind: 'deny-file', path: '/w/f' }, { kind: 'ro-placeholder', path: '/w/.bashrc' }],
       launcher: '/x/cordon-launcher',
@@ -98,7 +103,7 @@ describe('bwrapArgs', () => {
   })
 
   it('binds the launcher read-only only where a mount would hide it', () => {
-    const features = { disableUserns: true, cgroupTry: true }
+    const features = { disableUserns: true, cgroupTry: true, bindFd: true }
     const withLauncher = (launcher: string, ops: Parameters<typeof bwrapArgs>[0]['ops']) => {
       const s = bwrapArgs({ features, networkOff: true, ops, launcher }).join(' ')
       return s.includes(`--ro-bind ${launcher} ${launcher} -- ${launcher} `)
@@ -112,16 +117,18 @@ describe('bwrapArgs', () => {
     expect(withLauncher('/dev/shm/cordon-launcher', [])).toBe(true)
   })
 
-  it('binds sources inside a write root by descriptor (fds 5, 6, … in order), write roots themselves by path', () => {
+  it('binds every host source by descriptor (fds 5, 6, … in order): write roots, pins, protected paths', () => {
     const ops = [{ kind: 'bind', path: '/w' }, { kind: 'bind', path: '/w/.git' }, { kind: 'ro-bind', path: '/w/.git/hooks' }, { kind: 'ro-bind', path: '/elsewhere/x' }] as const
-    const sources = fdSources(ops, ['/w'])
-    expect(sources).toEqual(['/w/.git', '/w/.git/hooks'])
-    const s = bwrapArgs({ features: { disableUserns: true, cgroupTry: true }, networkOff: true, ops, launcher: '/l', sources }).join(' ')
-    expect(s).toContain('--bind /w /w --bind-fd 5 /w/.git --ro-bind-fd 6 /w/.git/hooks --ro-bind /elsewhere/x /elsewhere/x')
+    const sources = fdSources(ops)
+    expect(sources).toEqual(['/w', '/w/.git', '/w/.git/hooks', '/elsewhere/x'])
+    const s = bwrapArgs({ features: { disableUserns: true, cgroupTry: true, bindFd: true }, networkOff: true, ops, launcher: '/l', sources }).join(' ')
+    expect(s).toContain('--bind-fd 5 /w --bind-fd 6 /w/.git --ro-bind-fd 7 /w/.git/hooks --ro-bind-fd 8 /elsewhere/x')
+    // The fixed sources stay paths.
+    expect(s).toContain('--ro-bind / /')
   })
 
   it('keeps the network namespace shared when the profile allows network, and omits unsupported options', () => {
-    const args = bwrapArgs({ features: { disableUserns: false, cgroupTry: false }, networkOff: false, ops: [], launcher: '/l' })
+    const args = bwrapArgs({ features: { disableUserns: false, cgroupTry: false, bindFd: true }, networkOff: false, ops: [], launcher: '/l' })
     expect(args).not.toContain('--unshare-net')
     expect(args).not.toContain('--disable-userns')
     expect(args).not.toContain('--unshare-cgroup-try')

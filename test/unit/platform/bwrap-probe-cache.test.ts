@@ -13,7 +13,7 @@ import { bwrapWarnings, infoFromFacts, probeFacts, probeNamespacesPersistent, ty
 import type { NativeProbe } from '../../../src/native/binding.js'
 
 const uid = process.getuid!()
-const facts: CachedProbe = { version: '0.11.0', features: { disableUserns: true, cgroupTry: true }, extraWarnings: [] }
+const facts: CachedProbe = { version: '0.11.0', features: { disableUserns: true, cgroupTry: true, bindFd: true }, extraWarnings: [] }
 
 let base: string
 let proc: string
@@ -172,8 +172,8 @@ describe('unusable files are misses', () => {
   it('facts of the wrong shape', () => {
     for (const bad of [
       (e: { facts: Record<string, unknown> }) => (e.facts.version = '0.11.0; rm -rf /'),
-      (e: { facts: Record<string, unknown> }) => (e.facts.features = { disableUserns: 'yes', cgroupTry: true }),
-      (e: { facts: Record<string, unknown> }) => (e.facts.features = { disableUserns: true, cgroupTry: true, path: '/tmp/evil-bwrap' }),
+      (e: { facts: Record<string, unknown> }) => (e.facts.features = { disableUserns: 'yes', cgroupTry: true, bindFd: true }),
+      (e: { facts: Record<string, unknown> }) => (e.facts.features = { disableUserns: true, cgroupTry: true, bindFd: true, path: '/tmp/evil-bwrap' }),
       (e: { facts: Record<string, unknown> }) => (e.facts.path = '/tmp/evil-bwrap'),
       (e: { facts: Record<string, unknown> }) => (e.facts.extraWarnings = [{ detail: 1, fix: 'x' }]),
       (e: { facts: Record<string, unknown> }) => delete e.facts.features,
@@ -220,7 +220,7 @@ describe('what a stored answer can and cannot decide', () => {
     realPath: '/usr/bin/bwrap',
     version: '0.8.0',
     setuid: false,
-    features: { disableUserns: false, cgroupTry: true },
+    features: { disableUserns: false, cgroupTry: true, bindFd: true },
     warnings: [],
   }
 

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { NativeProbe } from '../../../src/native/binding.js'
 import { bwrapInWritableRoot, locateBwrap } from '../../../src/platform/linux/bwrap-locate.js'
-import { bwrapWarnings, parseBwrapVersion, probeNamespacesUncached, versionBelow } from '../../../src/platform/linux/bwrap-probe.js'
+import { bwrapWarnings, featureWarnings, parseBwrapVersion, probeNamespacesUncached, versionBelow } from '../../../src/platform/linux/bwrap-probe.js'
 import { BWRAP_FAILURES, fakeBwrap, type FakeBwrap } from '../../escape/linux/namespaces/fake-bwrap.js'
 
 const hostProbe: NativeProbe = {
@@ -107,5 +107,14 @@ describe('the trial run and its diagnosis', () => {
     const r = probeNamespacesUncached(fake('unused', { help: ['--unshare-user', '--bind'] }), hostProbe)
     expect(r).toMatchObject({ ok: false, cause: 'bwrap-too-old' })
     if (!r.ok) expect(r.reason).toContain('--as-pid-1')
+  })
+})
+
+describe('featureWarnings', () => {
+  it('a bwrap without --bind-fd is reported: its binds go by path, which a concurrent sandbox can race', () => {
+    expect(featureWarnings({ disableUserns: true, cgroupTry: true, bindFd: true })).toEqual([])
+    const w = featureWarnings({ disableUserns: true, cgroupTry: true, bindFd: false })
+    expect(w).toHaveLength(1)
+    expect(w[0]!.detail).toContain('--bind-fd')
   })
 })

@@ -10,7 +10,7 @@
  * descriptor is the checked directory — but it cannot be timed from here
  * against bwrap's own steps, so it is not a test.)
  */
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -89,4 +89,23 @@ describe.skipIf(skip !== undefined)('namespace-mode bind sources', () => {
     expect(readdirSync(outside)).toEqual(['marker'])
   })
 
+  it('a write root inside another sandbox\'s workspace swapped for a symlink after planning: refused too', async () => {
+    // A sandbox on ws could rename ws/inner and plant ws/inner -> outside while a sandbox on ws/inner launches.
+    const inner = join(ws, 'inner')
+    mkdirSync(inner)
+    const sb = createSandbox({ cwd: inner, mode: 'namespaces', compat: 'hard' })
+    const restore = before('openNoFollow', () => {
+      renameSync(inner, join(ws, 'inner-real'))
+      symlinkSync(outside, inner)
+    })
+    try {
+      const err = await sb.run(['sh', '-c', 'echo pwned > marker']).catch((e: unknown) => e)
+      expect(err).toMatchObject({ step: 'launch', errnoCode: 'ELOOP' })
+    } finally {
+      restore()
+      sb.close()
+    }
+    expect(readdirSync(outside)).toEqual(['marker'])
+    expect(readFileSync(join(outside, 'marker'), 'utf8')).toBe('HOST SECRET\n')
+  })
 })
