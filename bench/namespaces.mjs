@@ -6,7 +6,7 @@
 // /dev, /proc), and bwrap with all of cordon's namespaces and mounts, both
 // running /bin/true directly (no launcher). Returns null (with the reason on
 // stderr) when namespace mode is unavailable here.
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -35,9 +35,20 @@ export async function benchNamespaces({ rounds = 50 } = {}) {
     const { prepared } = sb.prepare()
     // Binds cordon passes by descriptor (--bind-fd N P) become path binds: this bwrap is spawned
     // from Node, without those descriptors, and a bind costs bwrap the same either way.
-    const byPath = prepared.args.slice(0, prepared.args.indexOf('--')).flatMap((a, i, all) =>
-      a === '--bind-fd' || a === '--ro-bind-fd' ? [a.replace('-fd', ''), all[i + 2]] : a)
+    const head = prepared.args.slice(0, prepared.args.indexOf('--'))
+    const byPath = []
+    for (let i = 0; i < head.length; i++) {
+      if (head[i] === '--bind-fd' || head[i] === '--ro-bind-fd') {
+        byPath.push(head[i].replace('-fd', ''), head[i + 2], head[i + 2])
+        i += 2
+      } else byPath.push(head[i])
+    }
     const mountsOnly = [...byPath, '--', '/bin/true']
+    // A contender that fails would look fast: each must run /bin/true successfully.
+    for (const args of [mountsOnly]) {
+      const r = spawnSync(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe'], env: {} })
+      if (r.status !== 0) throw new Error(`bench: bwrap ${args.join(' ')} failed: ${r.stderr}`)
+    }
     // The floor the issue itself sets: its namespaces, `/` read-only, /dev and /proc — cordon's
     // arguments up to `--proc /proc`, before any profile mount.
     const requiredOnly = [...prepared.args.slice(0, prepared.args.indexOf('/proc') + 1), '--', '/bin/true']
