@@ -147,19 +147,26 @@ describe('maxBuffer', () => {
   })
 })
 
+/**
+ * A command that runs `setup` in its $TMPDIR, prints the dir, then waits for a line
+ * on stdin: the test acts while it runs and lets it finish with `finish()`.
+ */
+async function holdInTmp(sb: ReturnType<typeof createSandbox>, setup: string) {
+  const p = sb.spawn('sh', ['-c', `${setup} && echo "$TMPDIR"; read line`], { stdin: 'pipe' })
+  let out = ''
+  p.stdout!.on('data', (d: Buffer) => (out += d))
+  expect(await eventually(() => out.includes('\n'))).toBe(true)
+  return { tmp: out.trim(), finish: () => (p.stdin!.end('go\n'), p) }
+}
+
 describe('close()', () => {
   it('while a command runs: its temp dir stays until the run ends (a command could swap a subdirectory for a symlink mid-removal), then goes', async () => {
     const sb = createSandbox(options)
-    const p = sb.spawn('sh', ['-c', 'echo "$TMPDIR"; mkdir "$TMPDIR/d"; read line'], { stdin: 'pipe' })
-    let out = ''
-    p.stdout!.on('data', (d: Buffer) => (out += d))
-    expect(await eventually(() => out.includes('\n'))).toBe(true)
-    const tmp = out.trim()
+    const { tmp, finish } = await holdInTmp(sb, 'mkdir "$TMPDIR/d"')
     expect(tmp).toMatch(/cordon-/)
     sb.close()
     expect(existsSync(join(tmp, 'd'))).toBe(true) // the command still runs: nothing removed under it
-    p.stdin!.end('go\n')
-    await p
+    await finish()
     expect(await eventually(() => !existsSync(tmp))).toBe(true)
   })
 })
@@ -167,18 +174,13 @@ describe('close()', () => {
 describe('close() and a temp dir that cannot be removed', () => {
   it('a removal that fails after the last run ends does not throw into the caller (no unhandled rejection); the result still arrives', async () => {
     const sb = createSandbox(options)
-    const p = sb.spawn('sh', ['-c', 'echo "$TMPDIR"; mkdir "$TMPDIR/keep"; touch "$TMPDIR/keep/f"; read line'], { stdin: 'pipe' })
-    let out = ''
-    p.stdout!.on('data', (d: Buffer) => (out += d))
-    expect(await eventually(() => out.includes('\n'))).toBe(true)
-    const tmp = out.trim()
+    const { tmp, finish } = await holdInTmp(sb, 'mkdir "$TMPDIR/keep"; touch "$TMPDIR/keep/f"')
     expect(await eventually(() => existsSync(join(tmp, 'keep/f')))).toBe(true)
     // The immutable flag makes even root's removal fail (EPERM), as an unwritable directory does for other users.
     const immutable = spawnSync('chattr', ['+i', join(tmp, 'keep/f')], { encoding: 'utf8' })
     if (immutable.status !== 0) console.warn(`[cordon lifecycle test] no immutable flag here (${immutable.stderr.trim()}): the removal will succeed`)
     sb.close()
-    p.stdin!.end('go\n')
-    const r = await p
+    const r = await finish()
     expect(r.exitCode).toBe(0)
     await new Promise((resolve) => setTimeout(resolve, 100)) // the completion has run: an exception there would fail this file
     spawnSync('chattr', ['-i', join(tmp, 'keep/f')])
