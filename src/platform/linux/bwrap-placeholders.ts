@@ -129,6 +129,13 @@ function leaseTag(): string {
   return (processTag = randomBytes(6).toString('hex'))
 }
 
+const TAKE_ATTEMPTS = 50
+
+/** A synchronous pause of `ms` milliseconds (planning a launch is synchronous). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+}
+
 function takeLease(path: string): string {
   const lease = join(path, `${LEASE_PREFIX}${PIDNS}-${process.pid}-${leaseTag()}`)
   for (let attempt = 0; ; attempt++) {
@@ -141,8 +148,13 @@ function takeLease(path: string): string {
       const e = err as NodeJS.ErrnoException
       // Our own lease name (pid and this process's random tag): left by a release that could not unlink it.
       if (e.code === 'EEXIST') return lease
-      // ENOENT: another process removed the empty placeholder between our mkdir and our lstat or lease.
-      if (e.code === 'ENOENT' && attempt < 8) continue
+      // ENOENT: another process removed the empty placeholder between our mkdir and our lstat or
+      // lease. Launches and releases in a busy workspace can keep doing that: retry after a short,
+      // random, growing pause, so the processes fall out of step.
+      if (e.code === 'ENOENT' && attempt < TAKE_ATTEMPTS) {
+        pause(Math.random() * Math.min(5, 0.2 * (attempt + 1)))
+        continue
+      }
       const errno = Math.abs(e.errno ?? 0)
       throw new SetupError('placeholder', e.syscall ?? 'mkdir', errno, e.code ?? errnoName(errno), `could not make the mount point ${path}`)
     }
