@@ -37,6 +37,9 @@ export const DEVICE_FILES = ['/dev/null', '/dev/zero', '/dev/full', '/dev/random
  */
 const HOST_DEVICES = '/dev'
 
+/** True when read root `root` lies above /dev, so Landlock mode withholds the host's devices from it. */
+export const coversHostDevices = (root: string): boolean => root !== HOST_DEVICES && isWithin(HOST_DEVICES, root)
+
 function childrenOf(dir: string) {
   try {
     return readdirSync(dir, { withFileTypes: true })
@@ -64,7 +67,7 @@ function splitAround(root: string, access: Access[], denies: readonly string[], 
 export function landlockRules(policy: ResolvedPolicy): LandlockRules {
   const out: LandlockRules = { rules: [], narrowed: [] }
   for (const root of policy.readRoots) {
-    const devices = root !== HOST_DEVICES && isWithin(HOST_DEVICES, root) ? [HOST_DEVICES] : []
+    const devices = coversHostDevices(root) ? [HOST_DEVICES] : []
     splitAround(root, ['read'], [...policy.denyRead, ...devices], out)
   }
   for (const root of policy.writeRoots) splitAround(root, ['write'], policy.denyRead, out)

@@ -9,8 +9,7 @@ import { loadNative } from '../../native/load.js'
 import type { ResolvedPolicy } from '../../policy/resolve.js'
 import type { Enforcement, MissingProtection } from '../../sandbox/enforcement.js'
 import { statusOf } from '../../sandbox/enforcement.js'
-import { DEVICE_FILES, landlockRules, type LandlockRule } from './landlock-rules.js'
-import { isWithin } from '../../policy/paths.js'
+import { coversHostDevices, DEVICE_FILES, landlockRules, type LandlockRule } from './landlock-rules.js'
 import { LANDLOCK_FEATURES } from './probe.js'
 import { loadSeccompRules, type SeccompRule } from './seccomp-rules.js'
 
@@ -125,7 +124,7 @@ function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement 
   const notes = ['Landlock-only mode: no pid/ipc/network namespaces (host SysV IPC objects the caller can reach stay reachable); the launcher stays as a subreaper supervisor that kills what the command leaves behind (double-forked, setsid) when it exits, times out, is aborted or its caller dies']
   const globs = globsNote(policy)
   if (globs) notes.push(globs)
-  if (policy.readRoots.some((r) => r !== '/dev' && isWithin('/dev', r))) notes.push(`host devices are not readable: under /dev only ${DEVICE_FILES.join(', ')}`)
+  if (policy.readRoots.some(coversHostDevices)) notes.push(`host devices are not readable: under /dev only ${DEVICE_FILES.join(', ')}`)
   if (narrowed.length) notes.push(`to keep denied paths unreadable these directories cannot be listed${policy.writeRoots.some((w) => narrowed.includes(w)) ? ' (nor written directly)' : ''}: ${narrowed.join(', ')}`)
   return {
     mode: 'landlock',
