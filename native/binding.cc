@@ -12,6 +12,11 @@
 #include <string>
 #include <vector>
 #include "include/cordon.h"
+#ifdef __linux__
+#include <fcntl.h>
+#include <unistd.h>
+#include <uv.h>
+#endif
 
 namespace {
 
@@ -246,6 +251,199 @@ Napi::Value ZygoteCall(const Napi::CallbackInfo &info) {
     return ThrowCordonError(env, e);
   return Napi::Number::New(env, result);
 }
+
+// sealedMemfd(data: Buffer) → a close-on-exec memfd holding data, sealed (the launch plan).
+Napi::Value SealedMemfd(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsBuffer()) return ThrowTypeError(env, "sealedMemfd(data: Buffer)");
+  Napi::Buffer<uint8_t> data = info[0].As<Napi::Buffer<uint8_t>>();
+  cordon_err e{};
+  int fd = cordon_sealed_memfd(data.Data(), data.Length(), &e);
+  if (fd < 0) return ThrowCordonError(env, e);
+  return Napi::Number::New(env, fd);
+}
+
+// new FdReader(fd, onData): reads a descriptor the addon made (a launch's
+// status pipe, the zygote's event pipe) on Node's own event loop (uv_poll),
+// calling onData(chunk) per read and onData(null) once at end of file or on
+// an error; the reader then closes the descriptor. Node's own sockets would
+// do the same, but loading node:net and building a stream per descriptor is
+// ~8 ms of a one-shot `cordon run`. The reader owns `fd` from construction.
+// ref()/unref() keep or stop keeping the loop alive; close() stops early
+// (onData is not called again).
+class FdReader : public Napi::ObjectWrap<FdReader> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "FdReader",
+                       {InstanceMethod("ref", &FdReader::JsRef), InstanceMethod("unref", &FdReader::JsUnref),
+                        InstanceMethod("close", &FdReader::JsClose)});
+  }
+
+  explicit FdReader(const Napi::CallbackInfo &info) : Napi::ObjectWrap<FdReader>(info) {
+    Napi::Env env = info.Env();
+    if (info.Length() != 2 || !info[0].IsNumber() || !info[1].IsFunction()) {
+      ThrowTypeError(env, "new FdReader(fd: number, onData: (chunk: Buffer | null) => void)");
+      return;
+    }
+    fd_ = info[0].As<Napi::Number>().Int32Value();
+    if (Start(env, info[1].As<Napi::Function>()) < 0) {
+      cordon_err e{};
+      e.step = "launch";
+      e.syscall = "uv_poll_start";
+      e.err = EBADF;
+      close(fd_);
+      fd_ = -1;
+      ThrowCordonError(env, e);
+    }
+  }
+
+  ~FdReader() override {
+    Stop();
+    Release();
+  }
+
+ private:
+  // Non-blocking, so a drain stops at EAGAIN instead of blocking the loop.
+  int Start(Napi::Env env, Napi::Function onData) {
+    uv_loop_t *loop = nullptr;
+    if (fd_ < 0 || napi_get_uv_event_loop(env, &loop) != napi_ok || !loop) return -1;
+    int fl = fcntl(fd_, F_GETFL);
+    if (fl < 0 || fcntl(fd_, F_SETFL, fl | O_NONBLOCK) < 0) return -1;
+    poll_ = new uv_poll_t;
+    if (uv_poll_init(loop, poll_, fd_) != 0) {
+      delete poll_;
+      poll_ = nullptr;
+      return -1;
+    }
+    poll_->data = this;
+    if (uv_poll_start(poll_, UV_READABLE | UV_DISCONNECT, OnPoll) != 0) {
+      CloseHandle();
+      return -1;
+    }
+    napi_value name;
+    if (napi_create_reference(env, onData, 1, &onData_) != napi_ok ||
+        napi_create_string_utf8(env, "cordon.FdReader", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+        napi_async_init(env, nullptr, name, &context_) != napi_ok) {
+      Release();
+      CloseHandle();
+      return -1;
+    }
+    // A worker thread that ends with the poll still open would abort in
+    // uv_loop_close: the async cleanup hook closes it first (napi docs,
+    // napi_add_async_cleanup_hook).
+    napi_add_async_cleanup_hook(env, OnEnvCleanup, this, &cleanup_);
+    Ref();  // not collected while it polls
+    return 0;
+  }
+
+  static void OnPoll(uv_poll_t *h, int status, int events) {
+    FdReader *self = static_cast<FdReader *>(h->data);
+    if (status < 0) self->Finish(true);
+    else self->Drain();
+  }
+
+  void Drain() {
+    static thread_local uint8_t buf[65536];
+    while (poll_) {
+      ssize_t n = read(fd_, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+      if (n <= 0) return Finish(true);
+      Call(buf, static_cast<size_t>(n), false);
+    }
+  }
+
+  // Raw N-API on purpose: while Node tears its environment down it still
+  // runs the loop once (Environment::CleanupHandles), a poll can fire then,
+  // and JS can no longer be called. node-addon-api turns that failure into a
+  // JS exception, which cannot be thrown either: a fatal error. Here the
+  // call is simply skipped.
+  void Call(const uint8_t *data, size_t n, bool eof) {
+    napi_env env = Env();
+    napi_handle_scope scope;
+    if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+    napi_value arg = nullptr, fn = nullptr, recv = nullptr, result = nullptr;
+    bool ready = (eof ? napi_get_null(env, &arg) : napi_create_buffer_copy(env, n, data, nullptr, &arg)) == napi_ok &&
+                 napi_get_reference_value(env, onData_, &fn) == napi_ok && fn && napi_get_global(env, &recv) == napi_ok;
+    if (ready) napi_make_callback(env, context_, recv, fn, 1, &arg, &result);
+    // An exception in onData is the caller's bug: reported like any
+    // uncaught exception instead of being lost in this libuv callback.
+    bool pending = false;
+    napi_value error;
+    if (napi_is_exception_pending(env, &pending) == napi_ok && pending && napi_get_and_clear_last_exception(env, &error) == napi_ok)
+      napi_fatal_exception(env, error);
+    napi_close_handle_scope(env, scope);
+  }
+
+  // Done: the poll and the descriptor are closed, onData(null) if asked.
+  void Finish(bool notify) {
+    if (!Stop()) return;
+    if (notify) Call(nullptr, 0, true);
+    Release();
+    Unref();
+  }
+
+  void Release() {
+    if (onData_) napi_delete_reference(Env(), onData_);
+    if (context_) napi_async_destroy(Env(), context_);
+    onData_ = nullptr;
+    context_ = nullptr;
+  }
+
+  // Close poll and descriptor; false when already stopped.
+  bool Stop() {
+    if (!poll_) return false;
+    if (cleanup_) napi_remove_async_cleanup_hook(cleanup_);
+    cleanup_ = nullptr;
+    CloseHandle();
+    close(fd_);
+    fd_ = -1;
+    return true;
+  }
+
+  void CloseHandle() {
+    uv_poll_stop(poll_);
+    uv_close(reinterpret_cast<uv_handle_t *>(poll_), [](uv_handle_t *h) { delete reinterpret_cast<uv_poll_t *>(h); });
+    poll_ = nullptr;
+  }
+
+  static void OnEnvCleanup(napi_async_cleanup_hook_handle handle, void *arg) {
+    FdReader *self = static_cast<FdReader *>(arg);
+    self->cleanup_ = nullptr;
+    if (self->poll_) {
+      uv_poll_stop(self->poll_);
+      self->poll_->data = handle;
+      uv_close(reinterpret_cast<uv_handle_t *>(self->poll_), [](uv_handle_t *h) {
+        napi_remove_async_cleanup_hook(static_cast<napi_async_cleanup_hook_handle>(h->data));
+        delete reinterpret_cast<uv_poll_t *>(h);
+      });
+      self->poll_ = nullptr;
+      close(self->fd_);
+      self->fd_ = -1;
+    } else {
+      napi_remove_async_cleanup_hook(handle);
+    }
+  }
+
+  Napi::Value JsRef(const Napi::CallbackInfo &info) {
+    if (poll_) uv_ref(reinterpret_cast<uv_handle_t *>(poll_));
+    return info.Env().Undefined();
+  }
+  Napi::Value JsUnref(const Napi::CallbackInfo &info) {
+    if (poll_) uv_unref(reinterpret_cast<uv_handle_t *>(poll_));
+    return info.Env().Undefined();
+  }
+  Napi::Value JsClose(const Napi::CallbackInfo &info) {
+    Finish(false);
+    return info.Env().Undefined();
+  }
+
+  int fd_ = -1;
+  uv_poll_t *poll_ = nullptr;
+  napi_async_cleanup_hook_handle cleanup_ = nullptr;
+  napi_ref onData_ = nullptr;
+  napi_async_context context_ = nullptr;
+};
 #endif
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -260,6 +458,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("openNoFollow", Napi::Function::New(env, OpenNoFollow, "openNoFollow"));
   exports.Set("spawnZygote", Napi::Function::New(env, SpawnZygote, "spawnZygote"));
   exports.Set("reap", Napi::Function::New(env, Reap, "reap"));
+  exports.Set("sealedMemfd", Napi::Function::New(env, SealedMemfd, "sealedMemfd"));
+  exports.Set("FdReader", FdReader::Define(env));
 #endif
   exports.Set("abiVersion", Napi::Number::New(env, 1));
   return exports;

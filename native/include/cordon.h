@@ -78,6 +78,8 @@ int cordon_close(int fd, struct cordon_err *e);
  * symlink (ELOOP when one is on the way): a bind source handed to bwrap by
  * descriptor cannot be swapped for a link after cordon checked it. */
 int cordon_open_nofollow(const char *path, struct cordon_err *e);
+/* A close-on-exec memfd holding `data`, sealed against any change, offset 0. */
+int cordon_sealed_memfd(const uint8_t *data, size_t len, struct cordon_err *e);
 /* Start `path --zygote` (posix_spawn, empty environment): `req` becomes its
  * fd 3; *events_out is the read end of the pipe that is its fd 4. */
 int cordon_spawn_zygote(const char *path, int req, int *pid_out, int *events_out, struct cordon_err *e);

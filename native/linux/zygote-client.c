@@ -14,6 +14,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -205,4 +206,40 @@ int cordon_open_nofollow(const char *path, struct cordon_err *e) {
   }
   if (fd < 0) cordon_err_set(e, "launch", "openat", errno);
   return fd;
+}
+
+/* The plan travels in a sealed memfd instead of a pipe: the whole plan is
+ * there before the launcher starts, so the caller never blocks on a full
+ * pipe (a plan can exceed the 64 KiB a pipe holds) and needs no stream to
+ * feed it. The seals make the contents final (memfd_create(2), fcntl(2)
+ * F_ADD_SEALS): neither the launcher, which holds the descriptor read-write,
+ * nor anything else can change the plan after cordon wrote it. */
+static int write_all(int fd, const uint8_t *data, size_t len) {
+  while (len > 0) {
+    ssize_t w = write(fd, data, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return -1;
+    data += w;
+    len -= (size_t)w;
+  }
+  return 0;
+}
+
+int cordon_sealed_memfd(const uint8_t *data, size_t len, struct cordon_err *e) {
+  int fd = memfd_create("cordon-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) { cordon_err_set(e, "launch", "memfd_create", errno); return -1; }
+  const char *failed = NULL;
+  if (write_all(fd, data, len) < 0) failed = "write";
+  else if (lseek(fd, 0, SEEK_SET) < 0) failed = "lseek";
+  else if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) failed = "fcntl(F_ADD_SEALS)";
+  if (!failed && fd <= 2) { /* never a standard descriptor (see lift()) */
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (high < 0) failed = "fcntl(F_DUPFD_CLOEXEC)";
+    else { close(fd); fd = high; }
+  }
+  if (!failed) return fd;
+  int err = errno;
+  close(fd);
+  cordon_err_set(e, "launch", failed, err);
+  return -1;
 }

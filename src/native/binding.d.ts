@@ -49,5 +49,22 @@ export interface NativeBinding {
   openNoFollow(path: string): number
   /** Linux: one zygote request with its descriptors; the int32 reply (pid, 0 or -errno). */
   zygoteCall(fd: number, request: Buffer, fds: number[], timeoutMs: number): number
+  /** Linux: a close-on-exec memfd holding `data`, sealed against any change, at offset 0. */
+  sealedMemfd(data: Buffer): number
+  /**
+   * Linux: read `fd` (which the reader now owns) on Node's event loop:
+   * `onData(chunk)` per read, `onData(null)` once at end of file or on an
+   * error, after which the descriptor is closed.
+   */
+  FdReader: new (fd: number, onData: (chunk: Buffer | null) => void) => NativeFdReader
   abiVersion: number
+}
+
+export interface NativeFdReader {
+  /** Keep the event loop alive while the reader waits (the default). */
+  ref(): void
+  /** Let the process exit while the reader waits. */
+  unref(): void
+  /** Stop reading and close the descriptor; `onData` is not called again. */
+  close(): void
 }

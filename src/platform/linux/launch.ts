@@ -14,7 +14,7 @@
  * probing, tests).
  */
 import { openSync } from 'node:fs'
-import { Socket } from 'node:net'
+import { createRequire } from 'node:module'
 import type { Readable, Writable } from 'node:stream'
 import { SetupError } from '../../errors.js'
 import { loadNative } from '../../native/load.js'
@@ -131,7 +131,7 @@ export interface FinalStatus {
  * supervisor, one `exit` record with the command's wait status. An error
  * record after an ok one (execve failed in the child) wins.
  */
-function statusReader(stream: Readable | null | undefined): { started: Promise<LaunchStatus | undefined>; final: Promise<FinalStatus> } {
+function statusReader(fd: number): { started: Promise<LaunchStatus | undefined>; final: Promise<FinalStatus> } {
   let setup: LaunchStatus | undefined
   let exit: CommandExit | undefined
   let resolveStarted!: (s: LaunchStatus | undefined) => void
@@ -157,22 +157,18 @@ function statusReader(stream: Readable | null | undefined): { started: Promise<L
     resolveStarted(setup)
     resolveFinal({ setup, exit })
   }
-  if (!stream) {
-    done()
-    return { started, final }
-  }
-  stream.setEncoding('utf8')
-  stream.on('data', (d: string) => {
-    buf += d
+  // The launcher writes JSON (UTF-8); a character split across two reads is
+  // kept whole by the decoder.
+  const text = new TextDecoder()
+  new (loadNative().binding.FdReader)(fd, (chunk) => {
+    if (!chunk) return done()
+    buf += text.decode(chunk, { stream: true })
     for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
       take(buf.slice(0, i))
       buf = buf.slice(i + 1)
     }
     if (buf.length > 64 * 1024) buf = '' // never an unbounded line
   })
-  stream.on('end', done)
-  stream.on('close', done)
-  stream.on('error', done)
   return { started, final }
 }
 
@@ -193,14 +189,17 @@ function stdio(kind: 'pipe' | 'ignore' | 'inherit', fd: 0 | 1 | 2, pipe: () => [
   return fd === 0 ? { mine: w, theirs: r, owned: true } : { mine: r, theirs: w, owned: true }
 }
 
-/** The five descriptors of a child: [stdin, stdout, stderr, plan, status]. */
+/**
+ * The five descriptors of a child: [stdin, stdout, stderr, plan, status].
+ * The plan is a sealed memfd written in full before the child starts
+ * (cordon_sealed_memfd): nothing to feed while it runs, however large.
+ */
 function childDescriptors(spec: LaunchSpec, stdinKind: 'pipe' | 'ignore' | 'inherit'): StdioPair[] {
   const { binding } = loadNative()
   const pairs: StdioPair[] = []
   try {
     pairs.push(stdio(stdinKind, 0, binding.pipe), stdio(spec.stdout, 1, binding.pipe), stdio(spec.stderr, 2, binding.pipe))
-    const [planR, planW] = binding.pipe()
-    pairs.push({ mine: planW, theirs: planR, owned: true })
+    pairs.push({ mine: undefined, theirs: binding.sealedMemfd(Buffer.from(JSON.stringify(spec.plan))), owned: true })
     const [statusR, statusW] = binding.pipe()
     pairs.push({ mine: statusR, theirs: statusW, owned: true })
     return pairs
@@ -210,8 +209,15 @@ function childDescriptors(spec: LaunchSpec, stdinKind: 'pipe' | 'ignore' | 'inhe
   }
 }
 
-const reader = (fd: number | undefined) => (fd === undefined ? null : new Socket({ fd, readable: true, writable: false }))
-const writer = (fd: number | undefined) => (fd === undefined ? null : new Socket({ fd, readable: false, writable: true }))
+/**
+ * node:net, only for a run that pipes the command's own stdio (streams are
+ * what the caller gets then): loading it costs a `cordon run` with
+ * inherited stdio ~8 ms that it has no use for.
+ */
+let net: typeof import('node:net') | undefined
+const socket = (fd: number, readable: boolean) => new (net ??= createRequire(import.meta.url)('node:net') as typeof import('node:net')).Socket({ fd, readable, writable: !readable })
+const reader = (fd: number | undefined) => (fd === undefined ? null : socket(fd, true))
+const writer = (fd: number | undefined) => (fd === undefined ? null : socket(fd, false))
 
 /**
  * Open the bind sources of a namespace-mode launch. A path that now meets a
@@ -260,16 +266,14 @@ export function launch(spec: LaunchSpec): Launched {
   const z = zygoteFor(spec.launcher)
   const pairs = childDescriptors(spec, stdinKind)
   const { pid, exited } = startChild(z, spec, pairs)
-  const [stdin, stdout, stderr, plan, status] = [writer(pairs[0]!.mine), reader(pairs[1]!.mine), reader(pairs[2]!.mine), writer(pairs[3]!.mine), reader(pairs[4]!.mine)]
-  plan?.on('error', () => {}) // a launcher that died early: reported through status/exit
-  plan?.end(JSON.stringify(spec.plan))
+  const [stdin, stdout, stderr] = [writer(pairs[0]!.mine), reader(pairs[1]!.mine), reader(pairs[2]!.mine)]
+  const statusRead = statusReader(pairs[4]!.mine!)
   if (spec.input !== undefined) {
     stdin?.on('error', () => {})
     stdin?.end(spec.input)
   }
   const child: LaunchedChild = { pid, stdin, stdout, stderr, exitCode: null, signalCode: null, kill: (signal, group) => z.kill(pid, signal, group) }
   const max = spec.maxBuffer ?? 64 * 1024 * 1024
-  const statusRead = statusReader(status)
   const out = readAll(stdout, max)
   const err = readAll(stderr, max)
   const done = exited.then((x) => {

@@ -16,8 +16,8 @@
  */
 import { closeSync, fstatSync, openSync } from 'node:fs'
 import { constants } from 'node:os'
-import { Socket } from 'node:net'
 import { SetupError } from '../../errors.js'
+import type { NativeFdReader } from '../../native/binding.js'
 import { loadNative } from '../../native/load.js'
 import { errnoName, signalName } from './errno.js'
 
@@ -74,7 +74,7 @@ class Zygote {
    * reports children of one pid in the order they were created.
    */
   private readonly waiters = new Map<number, ((exit: ChildExit) => void)[]>()
-  private readonly events: Socket
+  private readonly events: NativeFdReader
   private readonly pid: number
   private buffered = ''
   dead = false
@@ -97,12 +97,9 @@ class Zygote {
       closeQuietly(peer)
     }
     this.pid = started.pid
-    // Gone once its event stream closes: exit lines still buffered are read first.
-    this.events = new Socket({ fd: started.events, readable: true, writable: false })
-    this.events.setEncoding('utf8')
-    this.events.on('data', (d: string) => this.onData(d))
-    this.events.on('close', () => this.shutdown())
-    this.events.on('error', () => this.shutdown())
+    // Gone once its event pipe reaches end of file (or fails): exit lines
+    // read before that are handled first. The lines are ASCII.
+    this.events = new (loadNative().binding.FdReader)(started.events, (d) => (d ? this.onData(d.toString('latin1')) : this.shutdown()))
     this.events.unref()
   }
 
