@@ -28,14 +28,16 @@ import { errnoName } from './errno.js'
 const LEASE_PREFIX = '.cordon-lease-'
 const LEASE_RE = /^\.cordon-lease-(\d+)-(\d+)-[0-9a-f]+$/
 
+/** This process's pid namespace, read on first use (a run without placeholders never needs it). */
+let pidNs: string | undefined
 function pidNamespace(): string {
+  if (pidNs) return pidNs
   try {
-    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0'
+    return (pidNs = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0')
   } catch {
-    return '0'
+    return (pidNs = '0')
   }
 }
-const PIDNS = pidNamespace()
 
 /** True for a directory cordon made: non-empty and holding nothing but leases (read until the first other entry). */
 export function isPlaceholder(path: string): boolean {
@@ -78,7 +80,7 @@ function sweepStale(dir: string): void {
   for (const e of entries) {
     const m = LEASE_RE.exec(e)
     // Only leases from this pid namespace can be checked; others are kept.
-    if (m && m[1] === PIDNS && !alive(Number(m[2]))) {
+    if (m && m[1] === pidNamespace() && !alive(Number(m[2]))) {
       try {
         unlinkSync(join(dir, e))
       } catch {
@@ -137,7 +139,7 @@ function pause(ms: number): void {
 }
 
 function takeLease(path: string): string {
-  const lease = join(path, `${LEASE_PREFIX}${PIDNS}-${process.pid}-${leaseTag()}`)
+  const lease = join(path, `${LEASE_PREFIX}${pidNamespace()}-${process.pid}-${leaseTag()}`)
   for (let attempt = 0; ; attempt++) {
     try {
       ensureDir(path)
