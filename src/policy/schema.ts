@@ -21,41 +21,48 @@ const pathString = z.string().check(
   z.refine((s) => !s.includes('\0'), 'path contains a NUL byte'),
 )
 
+// One instance for each shape used more than once: every schema built is
+// start-up time of `cordon run` (the schemas are made at module load).
+const pathList = z._default(z.array(pathString), [])
+
 export const filesystemSchema = z.strictObject({
   /** `all`: the whole filesystem is readable (minus denyRead); or a list of read roots. */
   read: z._default(z.union([z.literal('all'), z.array(pathString)]), 'all'),
   /** Roots where the command may create, modify and delete. */
-  write: z._default(z.array(pathString), []),
+  write: pathList,
   /** Paths or globs that must never be readable, even inside read or write roots. */
-  denyRead: z._default(z.array(pathString), []),
+  denyRead: pathList,
   /** Paths inside write roots that stay read-only (persistence targets such as .git/hooks). */
-  protected: z._default(z.array(pathString), []),
+  protected: pathList,
   /** Also deny the built-in secrets list (profiles/secrets.json): ~/.ssh, ~/.aws, … */
   denySecrets: z._default(z.boolean(), true),
 })
 
-const name = z.string().check(z.minLength(1))
+/** A non-empty string (names, sandbox option paths). */
+export const nonEmptyString = z.string().check(z.minLength(1))
 export const envSchema = z.strictObject({
   /** Only these names (globs like `LC_*`) pass; absent: everything not denied passes. */
-  allow: z.optional(z.array(name)),
+  allow: z.optional(z.array(nonEmptyString)),
   /** Names (globs) always dropped, on top of the secret patterns. */
-  deny: z._default(z.array(name), []),
+  deny: z._default(z.array(nonEmptyString), []),
   /** Drop names that look like secrets (`*_TOKEN`, `AWS_*`, …). */
   dropSecrets: z._default(z.boolean(), true),
   /** Set or override variables in the sandbox. */
   set: z._default(z.record(z.string(), z.string()), {}),
 })
 
+export const networkSchema = z.enum(['off', 'on'])
+
 const limit = z.optional(z.int().check(z.nonnegative()))
 export const limitsSchema = z.strictObject({ nproc: limit, nofile: limit, fsize: limit, as: limit, cpu: limit })
 
 export const profileSchema = z.strictObject({
   $schema: z.optional(z.string()),
-  name: z.optional(name),
+  name: z.optional(nonEmptyString),
   description: z.optional(z.string()),
   // Defaults are made per parse: zod copies a default value only one level deep.
   filesystem: z._default(filesystemSchema, () => ({ read: 'all' as const, write: [], denyRead: [], protected: [], denySecrets: true })),
-  network: z._default(z.enum(['off', 'on']), 'off'),
+  network: z._default(networkSchema, 'off'),
   env: z._default(envSchema, () => ({ deny: [], dropSecrets: true, set: {} })),
   limits: z._default(limitsSchema, () => ({})),
   /** Run without any sandbox. Only honoured with `full-access`-style profiles and never with denyRead. */

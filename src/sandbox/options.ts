@@ -2,9 +2,8 @@
 import * as z from 'zod/mini'
 import { PolicyError } from '../errors.js'
 import { parseWith } from '../policy/parse-with.js'
-import { compatSchema, limitsSchema, modeSchema } from '../policy/schema.js'
+import { compatSchema, limitsSchema, modeSchema, networkSchema, nonEmptyString as nonEmpty } from '../policy/schema.js'
 
-const nonEmpty = z.string().check(z.minLength(1))
 const paths = z.optional(z.array(nonEmpty))
 
 export const sandboxOptionsSchema = z.strictObject({
@@ -21,7 +20,7 @@ export const sandboxOptionsSchema = z.strictObject({
   write: paths,
   denyRead: paths,
   protected: paths,
-  network: z.optional(z.enum(['off', 'on'])),
+  network: z.optional(networkSchema),
   limits: z.optional(limitsSchema),
   /** Environment the sandbox environment is built from. Default: process.env at creation. */
   env: z.optional(z.record(z.string(), z.optional(z.string()))),
@@ -35,6 +34,7 @@ export function parseSandboxOptions(input: unknown): ParsedSandboxOptions {
 }
 
 const positiveInt = z.optional(z.int().check(z.positive()))
+const output = z._default(z.enum(['pipe', 'inherit', 'ignore']), 'pipe')
 export const runOptionsSchema = z.strictObject({
   timeout: positiveInt,
   signal: z.optional(z.instanceof(AbortSignal)),
@@ -42,8 +42,8 @@ export const runOptionsSchema = z.strictObject({
   /** Extra variables for this run (set after the profile's env policy). */
   env: z.optional(z.record(z.string(), z.string())),
   stdin: z._default(z.enum(['pipe', 'ignore', 'inherit']), 'ignore'),
-  stdout: z._default(z.enum(['pipe', 'inherit', 'ignore']), 'pipe'),
-  stderr: z._default(z.enum(['pipe', 'inherit', 'ignore']), 'pipe'),
+  stdout: output,
+  stderr: output,
   maxBuffer: positiveInt,
 })
 export type RunOptions = z.input<typeof runOptionsSchema>
