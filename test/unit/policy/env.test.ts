@@ -80,4 +80,20 @@ describe('anyPattern (the built-in lists as one regex)', () => {
     const fast = anyPattern(patterns)
     for (const n of [...names, 'ld_preload', 'dyld_x']) expect(fast(n), n).toBe(reference(n))
   })
+
+  it('answers like picomatch on names built from the patterns\' pieces (the star-match path and the regex path)', () => {
+    const pieces = ['', 'A', 'x', '_', '__', 'TOKEN', 'token', 'KEY', '_KEY_', 'APIKEY', 'AWS', 'SECRET', 'PASSWORD', 'AUTH', 'CONFIG', 'LD', 'DYLD', 'PRELOAD', '.', '/', 'é', ' ', '%%', '-', '\n']
+    const generated = new Set<string>()
+    for (const a of pieces) for (const b of pieces) for (const c of pieces) generated.add(a + b + c)
+    const lists: [readonly string[], { nocase?: boolean }][] = [
+      [SECRET_PATTERNS, { nocase: true }],
+      [['LD_PRELOAD', 'LD_AUDIT', 'LD_LIBRARY_PATH', 'DYLD_*'], {}],
+      [['*', 'A*B*C', '*_X_*_Y', 'x'], { nocase: true }],
+    ]
+    for (const [patterns, options] of lists) {
+      const reference = picomatch(patterns as string[], options)
+      const fast = anyPattern(patterns, options)
+      for (const n of generated) if (fast(n) !== reference(n)) expect(fast(n), JSON.stringify(n)).toBe(reference(n))
+    }
+  })
 })
