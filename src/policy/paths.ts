@@ -20,20 +20,43 @@ export interface ExpandContext {
 
 /** `~`, `${cwd}`, `${tmpdir}`, `${home}` and relative paths → absolute, normalised. */
 export function expandPath(raw: string, ctx: ExpandContext): string {
-  const home = ctx.home ?? homedir()
-  let p = raw.replaceAll('${cwd}', ctx.cwd).replaceAll('${tmpdir}', ctx.tmpdir).replaceAll('${home}', home)
-  if (p === '~') p = home
-  else if (p.startsWith('~/')) p = join(home, p.slice(2))
-  const unknown = /\$\{[^}]*\}/.exec(p)
+  // Most paths have no variable (the secrets list is all `~/…`): the
+  // substitutions, the home lookup and the check run only where they apply.
+  let p = raw.includes('${') ? raw.replaceAll('${cwd}', ctx.cwd).replaceAll('${tmpdir}', ctx.tmpdir).replaceAll('${home}', ctx.home ?? homedir()) : raw
+  if (p === '~') p = ctx.home ?? homedir()
+  else if (p.startsWith('~/')) p = join(ctx.home ?? homedir(), p.slice(2))
+  const unknown = p.includes('${') ? /\$\{[^}]*\}/.exec(p) : null
   if (unknown) throw new PolicyError(`unknown variable ${unknown[0]} (known: \${cwd}, \${tmpdir}, \${home})`, { where: raw })
   return isAbsolute(p) ? resolve(p) : resolve(ctx.cwd, p)
 }
 
 /** True when `p` is `root` or below it (absolute paths; a trailing separator on `root` is fine). */
 export function isWithin(p: string, root: string): boolean {
-  if (root === '/' || root === sep) return p.startsWith(sep)
-  const r = root.endsWith(sep) ? root.slice(0, -1) : root
-  return p === r || p.startsWith(r + sep)
+  if (root === sep) return p.startsWith(sep)
+  // Compared in place (no `root + sep` string per call: this runs for every path component at every launch).
+  const n = root.endsWith(sep) ? root.length - 1 : root.length
+  return p.startsWith(n === root.length ? root : root.slice(0, n)) && (p.length === n || p.charCodeAt(n) === SEP_CODE)
+}
+
+const SEP_CODE = sep.charCodeAt(0)
+
+/** `root` contains `p` strictly below itself (a component sandboxed code could have replaced). */
+function strictlyInsideAny(p: string, roots: readonly string[]): string | undefined {
+  for (const r of roots) if (p !== r && isWithin(p, r)) return r
+  return undefined
+}
+
+/** `dir` (canonical: absolute, normalised) joined with one component, as path.join would. */
+function child(dir: string, part: string): string {
+  if (part === '.' || part === '..') return join(dir, part)
+  return dir === sep ? sep + part : dir + sep + part
+}
+
+/** `dir` joined with `parts[from]`, `parts[from + 1]`, …, as path.join would. */
+function withTail(dir: string, parts: readonly string[], from: number): string {
+  let out = dir
+  for (let i = from; i < parts.length; i++) out = child(out, parts[i]!)
+  return out
 }
 
 function lstatOrNull(p: string): ReturnType<typeof lstatSync> | null {
@@ -71,11 +94,12 @@ export function canonicalize(abs: string, writableRoots: readonly string[], what
   const parts = abs.split(sep).filter(Boolean)
   let cur = '/'
   for (let i = 0; i < parts.length; i++) {
-    const next = join(cur, parts[i]!)
+    const next = child(cur, parts[i]!)
     // Strictly inside a writable root, sandboxed code could have changed it.
-    const mutable = writableRoots.some((r) => isWithin(next, r) && next !== r)
+    const planted = strictlyInsideAny(next, writableRoots)
+    const mutable = planted !== undefined
     const hit = mutable ? undefined : cache?.get(next)
-    if (hit === MISSING) return join(next, ...parts.slice(i + 1))
+    if (hit === MISSING) return withTail(next, parts, i + 1)
     if (hit !== undefined) {
       cur = hit
       continue
@@ -83,11 +107,10 @@ export function canonicalize(abs: string, writableRoots: readonly string[], what
     const st = lstatOrNull(next)
     if (!st) {
       if (!mutable) cache?.set(next, MISSING)
-      return join(next, ...parts.slice(i + 1))
+      return withTail(next, parts, i + 1)
     }
     if (st.isSymbolicLink()) {
-      const planted = writableRoots.find((root) => isWithin(next, root) && next !== root)
-      if (planted) {
+      if (planted !== undefined) {
         throw new PolicyError(
           `${what} ${abs} goes through the symlink ${next}, which lies inside the writable root ${planted}; ` +
             'sandboxed code could have planted it, so cordon refuses to follow it',

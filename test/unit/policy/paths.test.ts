@@ -23,6 +23,11 @@ describe('expandPath', () => {
     expect(expandPath(raw, ctx)).toBe(want)
   })
 
+  it('variables are substituted before ~ is expanded, and a home with ${…} in it is checked like any path', () => {
+    expect(expandPath('~/${cwd}', ctx)).toBe('/home/user/work/project')
+    expect(() => expandPath('~/x', { ...ctx, home: '/home/${user}' })).toThrow(/unknown variable \$\{user\}/)
+  })
+
   it('~user is not expanded (only ~ and ~/)', () => {
     expect(expandPath('~root/x', ctx)).toBe('/work/project/~root/x')
   })
@@ -67,6 +72,13 @@ describe('canonicalize', () => {
     expect(canonicalize(join(write, 'sub', 'missing', 'file'), [write], 'x')).toBe(join(write, 'sub', 'missing', 'file'))
   })
 
+  it('. and .. components (not normalised by the caller) resolve as path.join resolves them', () => {
+    const raw = `${outside}/./link/../link/deep/./x/../y`
+    expect(canonicalize(raw, [write], 'x')).toBe(join(outside, 'real', 'deep', 'y'))
+    expect(canonicalize(`${write}/sub/missing/../other/./f`, [write], 'x')).toBe(join(write, 'sub', 'other', 'f'))
+    expect(canonicalize('/../..', [], 'x')).toBe('/')
+  })
+
   it('the per-sandbox cache remembers missing paths outside write roots, never inside one', () => {
     const cache = new Map<string, string>()
     const later = join(outside, 'later')
@@ -106,6 +118,12 @@ describe('helpers', () => {
     expect(isWithin('/a', '/a')).toBe(true)
     expect(isWithin('/ab', '/a')).toBe(false)
     expect(isWithin('/anything', '/')).toBe(true)
+    // A trailing separator on the root, and paths that are a prefix of the root.
+    expect(isWithin('/a', '/a/')).toBe(true)
+    expect(isWithin('/a/b', '/a/')).toBe(true)
+    expect(isWithin('/ab', '/a/')).toBe(false)
+    expect(isWithin('/', '/a')).toBe(false)
+    expect(isWithin('relative', '/')).toBe(false)
   })
 
   it('dedupeRoots drops duplicates and nested roots', () => {
