@@ -32,7 +32,7 @@ export function expandPath(raw: string, ctx: ExpandContext): string {
 
 /** True when `p` is `root` or below it (absolute paths; a trailing separator on `root` is fine). */
 export function isWithin(p: string, root: string): boolean {
-  if (root === sep) return p.startsWith(sep)
+  if (root === '/' || root === sep) return p.startsWith(sep)
   // Compared in place (no `root + sep` string per call: this runs for every path component at every launch).
   const n = root.endsWith(sep) ? root.length - 1 : root.length
   return p.startsWith(n === root.length ? root : root.slice(0, n)) && (p.length === n || p.charCodeAt(n) === SEP_CODE)
