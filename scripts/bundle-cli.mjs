@@ -15,6 +15,15 @@ import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 rmSync(`${root}/dist/cli-bundle`, { recursive: true, force: true })
+
+// The seccomp rules, parsed once here (with the text they came from, which
+// the runtime compares before using them; src/platform/linux/seccomp-rules.ts).
+{
+  const { parseSeccompRules, PARSED_RULES_FILE } = await import('../dist/platform/linux/seccomp-rules.js')
+  const file = `${root}/profiles/linux/seccomp.rules`
+  const source = readFileSync(file, 'utf8')
+  writeFileSync(`${root}/${PARSED_RULES_FILE}`, JSON.stringify({ source, rules: parseSeccompRules(source, file) }))
+}
 // zod re-exports ~50 message locales as `z.locales`; cordon's messages are
 // English, and parsing the other locales alone costs tens of milliseconds.
 const englishOnlyZod = {

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module'
 // no dynamic requires of its own), and `cordon run` does not resolve and
 // compile it from node_modules on every start (~4 ms).
 import gypBuild from 'node-gyp-build'
-import { accessSync, chmodSync, constants, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { accessSync, chmodSync, constants, copyFileSync, existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync, unlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -39,7 +39,25 @@ const BUILD_FIX =
 
 let cached: { binding: NativeBinding; addonPath: string; launcherPath: string } | undefined
 
+/**
+ * Where node-gyp-build would look first for this package's layout: a local
+ * build, else the one prebuild cordon ships for this platform (untagged
+ * `cordon.node`, which node-gyp-build accepts on any libc and runtime).
+ * Found directly with one or two stats; node-gyp-build's own search
+ * (directory listings, tag parsing, a require of package.json) is ~2 ms of
+ * every `cordon run` and still decides whenever this layout is not there.
+ */
+function shippedAddon(): string | undefined {
+  const local = join(packageRoot, 'build', 'Release', 'cordon.node')
+  if (existsSync(local)) return local // binding.gyp builds no other .node there
+  if (existsSync(join(packageRoot, 'build', 'Debug'))) return undefined // node-gyp-build's order decides
+  const prebuilt = join(packageRoot, 'prebuilds', `${process.platform}-${process.arch}`, 'cordon.node')
+  return existsSync(prebuilt) ? prebuilt : undefined
+}
+
 function addonPath(): string {
+  const shipped = shippedAddon()
+  if (shipped) return shipped
   try {
     return gypBuild.resolve(packageRoot)
   } catch (cause) {
@@ -78,6 +96,20 @@ export function loadNative(): { binding: NativeBinding; addonPath: string; launc
 
 let privateLauncher: string | undefined
 
+/** The private copy and its directory, at exit: nothing else is in there (a plain unlink and rmdir, no recursive remover to load). */
+function removeCopy(dir: string, copy: string): void {
+  try {
+    unlinkSync(copy)
+    rmdirSync(dir)
+  } catch {
+    try {
+      rmSync(dir, { recursive: true, force: true })
+    } catch {
+      /* left in the temp dir: an exit handler must not throw */
+    }
+  }
+}
+
 /**
  * The launcher to execute for a sandbox with these write roots. When the
  * shipped launcher lies inside a write root (cordon installed in the
@@ -103,7 +135,7 @@ export function launcherFor(writeRoots: readonly string[]): string {
     const copy = join(dir, basename(shipped))
     copyFileSync(shipped, copy)
     chmodSync(copy, 0o500)
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+    process.once('exit', () => removeCopy(dir, copy))
     privateLauncher = copy
   }
   return privateLauncher

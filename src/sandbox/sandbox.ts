@@ -4,7 +4,7 @@
  * at once. Each run re-resolves the profile (paths are re-checked for planted
  * symlinks every time) and spawns one confined child.
  */
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from 'node:fs'
 import { tmpdir as osTmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { UnsupportedError } from '../errors.js'
@@ -166,6 +166,13 @@ class LinuxSandbox implements Sandbox {
     const tmp = this.tmp
     this.tmp = undefined
     if (!tmp) return
+    try {
+      // Usually empty: one rmdir, without loading Node's recursive remover (~1.5 ms of a CLI run).
+      rmdirSync(tmp)
+      return
+    } catch {
+      /* not empty (or gone): the recursive removal below */
+    }
     try {
       rmSync(tmp, { recursive: true, force: true })
     } catch {

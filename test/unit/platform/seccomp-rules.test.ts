@@ -5,7 +5,7 @@ import { constants } from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../src/errors.js'
 import { packageRoot } from '../../../src/native/load.js'
-import { loadSeccompRules, parseSeccompRules } from '../../../src/platform/linux/seccomp-rules.js'
+import { loadSeccompRules, parseSeccompRules, PARSED_RULES_FILE, rulesFrom } from '../../../src/platform/linux/seccomp-rules.js'
 import { thrown } from '../../helpers/errors.js'
 
 const file = join(packageRoot, 'profiles', 'linux', 'seccomp.rules')
@@ -39,6 +39,32 @@ describe('the shipped seccomp.rules', () => {
   it('TIOCSTI is compared on the low 32 bits of the ioctl request', () => {
     const tiocsti = rules.find((r) => r.syscall === 'ioctl' && r.args[0]?.value === '0x5412')
     expect(tiocsti?.args).toEqual([{ arg: 1, op: 'masked_eq', mask: '0xffffffff', value: '0x5412' }])
+  })
+})
+
+describe("the build's parse of the rules (dist/seccomp-rules.json)", () => {
+  const fresh = parseSeccompRules(text, file)
+
+  it('is exactly a parse of the shipped file, and what loadSeccompRules returns', () => {
+    const built = readFileSync(join(packageRoot, PARSED_RULES_FILE), 'utf8') // the test setup ran the build
+    expect(rulesFrom(text, file, built)).toEqual(fresh)
+    expect(loadSeccompRules()).toEqual(fresh)
+  })
+
+  it('is used only for the exact text it was made from: an edited rules file is parsed again', () => {
+    const weakened = JSON.stringify({ source: text, rules: fresh.filter((r) => r.syscall !== 'ptrace') })
+    expect(rulesFrom(text, file, weakened).some((r) => r.syscall === 'ptrace')).toBe(false) // same text: the build's parse is taken as is
+    const edited = text.replace(/^ptrace .*$/m, 'ptrace errno:EACCES # edited after the build')
+    const rules = rulesFrom(edited, file, weakened)
+    expect(rules).toEqual(parseSeccompRules(edited, file))
+    expect(rules.find((r) => r.syscall === 'ptrace')).toMatchObject({ errno: constants.errno.EACCES })
+  })
+
+  it('a missing or malformed build output falls back to parsing, and parse errors still name file:line', () => {
+    expect(rulesFrom(text, file, undefined)).toEqual(fresh)
+    expect(rulesFrom(text, file, '{not json')).toEqual(fresh)
+    expect(rulesFrom(text, file, JSON.stringify({ source: text, rules: 'x' }))).toEqual(fresh)
+    expect(() => rulesFrom('ptrace errno:EPERM', 'bad.rules', JSON.stringify({ source: text, rules: fresh }))).toThrow(/reason/)
   })
 })
 
