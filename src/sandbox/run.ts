@@ -34,20 +34,29 @@ interface Preparer {
 /** How long the supervisor gets to sweep the command's tree before the group is SIGKILLed. */
 const TEARDOWN_GRACE_MS = 1000
 
+/** Monotonic milliseconds. Not `performance.now()`: the global loads node:perf_hooks on first use (~2 ms of a CLI start). */
+function nowMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6
+}
+
 /**
  * Stop a run for good (timeout, abort): SIGUSR2 asks the launcher's
  * supervisor to kill the command and everything it left behind (also
  * setsid()'d descendants, which a process-group kill misses); in namespace
  * mode it ends bwrap, which takes the pid namespace down. A group SIGKILL
  * follows if the launcher is still there after the grace period.
+ *
+ * In namespace mode the signal waits for the launcher's first record while
+ * bwrap is still setting up: bwrap's child asks for SIGKILL on bwrap's death
+ * (--die-with-parent) only some way into its setup, and a bwrap killed before
+ * that leaves the child — and the launcher and command it goes on to run —
+ * orphaned and running (CI: an abort right after the spawn left `sleep 30`
+ * running to its end). Once the launcher reports, that request is in place.
  */
-/** Monotonic milliseconds. Not `performance.now()`: the global loads node:perf_hooks on first use (~2 ms of a CLI start). */
-function nowMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6
-}
-
-function tearDown(child: LaunchedChild): void {
-  child.kill('SIGUSR2', false)
+function tearDown(child: LaunchedChild, wrapped: boolean, reported: () => boolean, started: Promise<unknown>): void {
+  const stop = () => void child.kill('SIGUSR2', false)
+  if (wrapped && !reported()) void started.then(stop, stop)
+  else stop()
   const fallback = setTimeout(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL', true)
   }, TEARDOWN_GRACE_MS)
@@ -94,8 +103,11 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   let timedOut = false
   let aborted = false
   const kill = (signal: NodeJS.Signals = 'SIGTERM') => void child.kill(signal, true)
-  const timer = opts.timeout ? setTimeout(() => ((timedOut = true), tearDown(child)), opts.timeout) : undefined
-  const onAbort = () => ((aborted = true), tearDown(child))
+  let reported = false
+  void status.then(() => (reported = true))
+  const stop = () => tearDown(child, prepared.file !== prepared.launcher, () => reported, status)
+  const timer = opts.timeout ? setTimeout(() => ((timedOut = true), stop()), opts.timeout) : undefined
+  const onAbort = () => ((aborted = true), stop())
   opts.signal?.addEventListener('abort', onAbort, { once: true })
   // A kill of ours (timeout, abort) that lands before the launcher reports is
   // that kill, not a setup failure; a launcher error record always is one.
