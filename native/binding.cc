@@ -14,8 +14,6 @@
 #include "include/cordon.h"
 #ifdef __linux__
 #include <fcntl.h>
-#include <pthread.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <uv.h>
 #endif
@@ -212,107 +210,19 @@ Napi::Value OpenNoFollow(const Napi::CallbackInfo &info) {
   return Napi::Number::New(env, fd);
 }
 
-// A zygote being started on a thread of its own: posix_spawn blocks its
-// caller until the child has exec'd (CLONE_VFORK), ~2-4 ms on a VM that a
-// one-shot `cordon run` would otherwise spend waiting instead of planning.
-//
-// The thread then stays until the zygote has exited: the zygote dies with
-// its parent through PR_SET_PDEATHSIG, and for that signal the parent is the
-// *thread* that created it (prctl(2)) — a thread that ended right after the
-// spawn would kill the zygote at once. It waits with waitid(WNOWAIT), so the
-// exit status is still there for the caller's own reap().
-struct PendingZygote {
-  std::string path;
-  int req = -1;
-  int events_w = -1;
-  int pid = 0;
-  int rc = -1;
-  bool done = false;
-  cordon_err err{};
-  pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-  pthread_cond_t spawned = PTHREAD_COND_INITIALIZER;
-  int refs = 2;  // the JS handle and the thread
-
-  static void *Run(void *arg) {
-    PendingZygote *z = static_cast<PendingZygote *>(arg);
-    pid_t pid = 0;
-    cordon_err err{};
-    int rc = cordon_spawn_zygote(z->path.c_str(), z->req, z->events_w, &pid, &err);
-    pthread_mutex_lock(&z->lock);
-    z->pid = pid;
-    z->rc = rc;
-    z->err = err;
-    z->done = true;
-    pthread_cond_broadcast(&z->spawned);
-    pthread_mutex_unlock(&z->lock);
-    if (rc == 0) {
-      siginfo_t info;
-      while (waitid(P_PID, pid, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
-      }
-    }
-    Release(z);
-    return nullptr;
-  }
-  static void Release(PendingZygote *z) {
-    pthread_mutex_lock(&z->lock);
-    bool last = --z->refs == 0;
-    pthread_mutex_unlock(&z->lock);
-    if (last) delete z;
-  }
-  // Start the thread (detached: it ends by itself); where none can be made, spawn right here.
-  void Start() {
-    pthread_attr_t attr;
-    pthread_t thread;
-    bool started = pthread_attr_init(&attr) == 0 && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
-                   pthread_create(&thread, &attr, Run, this) == 0;
-    pthread_attr_destroy(&attr);
-    if (started) return;
-    refs = 1;
-    rc = cordon_spawn_zygote(path.c_str(), req, events_w, &pid, &err);
-    done = true;
-  }
-  // Wait for the spawn; 0 with the pid, or -1 with its error.
-  int Wait(int *pid_out, cordon_err *err_out) {
-    pthread_mutex_lock(&lock);
-    while (!done) pthread_cond_wait(&spawned, &lock);
-    *pid_out = pid;
-    *err_out = err;
-    int result = rc;
-    pthread_mutex_unlock(&lock);
-    return result;
-  }
-};
-
-// spawnZygote(path, requestFd) → { events, pending }: the read end of the
-// zygote's event pipe now, the zygote itself being started (zygotePid).
-// From a successful call on, requestFd is the addon's (closed once given).
+// spawnZygote(path, requestFd) → { pid, events }: the zygote started, and the read end of its event pipe.
 Napi::Value SpawnZygote(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
   if (info.Length() != 2 || !info[0].IsString() || !info[1].IsNumber())
     return ThrowTypeError(env, "spawnZygote(path: string, requestFd: number)");
-  int pipefd[2];
+  std::string path = info[0].As<Napi::String>().Utf8Value();
+  int pid = 0, events = -1;
   cordon_err e{};
-  if (cordon_pipe(pipefd, &e) < 0) return ThrowCordonError(env, e);
-  PendingZygote *z = new PendingZygote;
-  z->path = info[0].As<Napi::String>().Utf8Value();
-  z->req = info[1].As<Napi::Number>().Int32Value();
-  z->events_w = pipefd[1];
-  z->Start();
+  if (cordon_spawn_zygote(path.c_str(), info[1].As<Napi::Number>().Int32Value(), &pid, &events, &e) < 0) return ThrowCordonError(env, e);
   Napi::Object o = Napi::Object::New(env);
-  o.Set("events", Napi::Number::New(env, pipefd[0]));
-  // Collected with its JS handle: a thread still running is joined first.
-  o.Set("pending", Napi::External<PendingZygote>::New(env, z, [](Napi::Env, PendingZygote *p) { PendingZygote::Release(p); }));
+  o.Set("pid", Napi::Number::New(env, pid));
+  o.Set("events", Napi::Number::New(env, events));
   return o;
-}
-
-// zygotePid(pending) → the started zygote's pid (waits for the spawn), or the spawn's error.
-Napi::Value ZygotePid(const Napi::CallbackInfo &info) {
-  Napi::Env env = info.Env();
-  if (info.Length() != 1 || !info[0].IsExternal()) return ThrowTypeError(env, "zygotePid(pending: from spawnZygote)");
-  int pid = 0;
-  cordon_err e{};
-  if (info[0].As<Napi::External<PendingZygote>>().Data()->Wait(&pid, &e) < 0) return ThrowCordonError(env, e);
-  return Napi::Number::New(env, pid);
 }
 
 // reap(pid) → true when the exited zygote was collected.
@@ -547,7 +457,6 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("close", Napi::Function::New(env, Close, "close"));
   exports.Set("openNoFollow", Napi::Function::New(env, OpenNoFollow, "openNoFollow"));
   exports.Set("spawnZygote", Napi::Function::New(env, SpawnZygote, "spawnZygote"));
-  exports.Set("zygotePid", Napi::Function::New(env, ZygotePid, "zygotePid"));
   exports.Set("reap", Napi::Function::New(env, Reap, "reap"));
   exports.Set("sealedMemfd", Napi::Function::New(env, SealedMemfd, "sealedMemfd"));
   exports.Set("FdReader", FdReader::Define(env));

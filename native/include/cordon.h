@@ -81,8 +81,8 @@ int cordon_open_nofollow(const char *path, struct cordon_err *e);
 /* A close-on-exec memfd holding `data`, sealed against any change, offset 0. */
 int cordon_sealed_memfd(const uint8_t *data, size_t len, struct cordon_err *e);
 /* Start `path --zygote` (posix_spawn, empty environment): `req` becomes its
- * fd 3 and `events_w` its fd 4; both are closed here in every case. */
-int cordon_spawn_zygote(const char *path, int req, int events_w, int *pid_out, struct cordon_err *e);
+ * fd 3; *events_out is the read end of the pipe that is its fd 4. */
+int cordon_spawn_zygote(const char *path, int req, int *pid_out, int *events_out, struct cordon_err *e);
 /* waitpid(pid, WNOHANG): 1 when it was collected. */
 int cordon_reap(int pid);
 /* Send one request with its descriptors and wait (at most timeout_ms) for

@@ -131,28 +131,28 @@ fail:
  * Start `path --zygote` with posix_spawn(3): glibc uses CLONE_VM|CLONE_VFORK,
  * so unlike Node's child_process (a fork of the whole Node process) no page
  * tables are copied, and the child runs no code of ours before execve. The
- * environment is empty. `req` (the zygote's end of the request socket) and
- * `events_w` (the write end of its event pipe) are the caller's to give:
- * both are closed here, whatever happens. Safe to call from a thread other
- * than Node's: the addon runs it on one so that Node does not wait for the
- * exec (CLONE_VFORK suspends only the calling thread).
+ * environment is empty. `req` is the zygote's end of the request socket;
+ * *events_out receives the read end of its event pipe.
  */
-int cordon_spawn_zygote(const char *path, int req, int events_w, pid_t *pid_out, struct cordon_err *e) {
-  int req_hi = -1, ev_hi = -1, rc = -1;
+int cordon_spawn_zygote(const char *path, int req, pid_t *pid_out, int *events_out, struct cordon_err *e) {
+  int pipefd[2] = {-1, -1}, req_hi = -1, ev_hi = -1, rc = -1;
   posix_spawnattr_t attrs;
   posix_spawn_file_actions_t acts;
   char *argv[] = {(char *)path, (char *)"--zygote", NULL}, *envp[] = {NULL};
-  if ((req_hi = above(req)) < 0 || (ev_hi = above(events_w)) < 0) { cordon_err_set(e, "launch", "fcntl", errno); goto out; }
+  if (cordon_pipe(pipefd, e) < 0) return -1;
+  if ((req_hi = above(req)) < 0 || (ev_hi = above(pipefd[1])) < 0) { cordon_err_set(e, "launch", "fcntl", errno); goto out; }
   if (zygote_attrs(&attrs) < 0) { cordon_err_set(e, "launch", "posix_spawnattr", errno); goto out; }
   if (zygote_fds(&acts, req_hi, ev_hi) < 0) { posix_spawnattr_destroy(&attrs); cordon_err_set(e, "launch", "posix_spawn_file_actions", errno); goto out; }
   int err = posix_spawn(pid_out, path, &acts, &attrs, argv, envp);
   posix_spawn_file_actions_destroy(&acts);
   posix_spawnattr_destroy(&attrs);
   if (err) { cordon_err_set(e, "launch", "posix_spawn", err); goto out; }
+  *events_out = pipefd[0];
+  pipefd[0] = -1;
   rc = 0;
 out:
-  close(req);
-  close(events_w);
+  if (pipefd[0] >= 0) close(pipefd[0]);
+  close(pipefd[1]);
   if (req_hi >= 0) close(req_hi);
   if (ev_hi >= 0) close(ev_hi);
   return rc;

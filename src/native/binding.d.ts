@@ -39,13 +39,8 @@ export interface NativeBinding {
   pipe(): [number, number]
   /** Linux: two connected close-on-exec SOCK_SEQPACKET unix sockets. */
   seqpacketPair(): [number, number]
-  /**
-   * Linux: start `path --zygote` (posix_spawn, on a thread of the addon): `requestFd` becomes its fd 3
-   * (the addon owns it once the call returns); `events` reads its fd 4; `pending` is for zygotePid.
-   */
-  spawnZygote(path: string, requestFd: number): { events: number; pending: unknown }
-  /** Linux: wait for a spawnZygote to finish: the zygote's pid, or the spawn's error. */
-  zygotePid(pending: unknown): number
+  /** Linux: start `path --zygote` (posix_spawn): `requestFd` becomes its fd 3; `events` reads its fd 4. */
+  spawnZygote(path: string, requestFd: number): { pid: number; events: number }
   /** Linux: waitpid(pid, WNOHANG) of a zygote; true once collected. */
   reap(pid: number): boolean
   /** Linux: close a descriptor the addon made. */

@@ -75,31 +75,28 @@ class Zygote {
    */
   private readonly waiters = new Map<number, ((exit: ChildExit) => void)[]>()
   private readonly events: NativeFdReader
-  /** The addon's handle of the spawn in progress, until `started()` has its outcome. */
-  private readonly pending: unknown
-  /** The zygote's pid once its spawn finished; null when the spawn failed. */
-  private pid: number | null | undefined
+  private readonly pid: number
   private buffered = ''
   dead = false
 
   constructor(
-    private readonly launcher: string,
+    launcher: string,
     private readonly socket: number,
     peer: number,
   ) {
     // Started by the addon with posix_spawn (no fork of the Node process, as
-    // child_process.spawn would do: ~15 ms of a one-shot CLI run), on a
-    // thread of its own: the first request waits for it (started()), the
-    // planning in between does not. The addon owns `peer` from here on.
-    let started: { events: number; pending: unknown }
+    // child_process.spawn would do: ~15 ms of a one-shot CLI run).
+    let started: { pid: number; events: number }
     try {
       started = loadNative().binding.spawnZygote(launcher, peer)
     } catch (e) {
       closeQuietly(socket)
+      const err = e as { errno?: number; syscall?: string }
+      throw new SetupError('launch', err.syscall ?? 'posix_spawn', err.errno ?? 0, errnoName(err.errno ?? 0), `could not start ${launcher} --zygote`)
+    } finally {
       closeQuietly(peer)
-      throw this.spawnError(e)
     }
-    this.pending = started.pending
+    this.pid = started.pid
     // Gone once its event pipe reaches end of file (or fails): exit lines
     // read before that are handled first. The lines are ASCII.
     this.events = new (loadNative().binding.FdReader)(started.events, (d) => (d ? this.onData(d.toString('latin1')) : this.shutdown()))
@@ -129,41 +126,14 @@ class Zygote {
     this.collect(20)
   }
 
-  private spawnError(e: unknown): SetupError {
-    const err = e as { errno?: number; syscall?: string }
-    return new SetupError('launch', err.syscall ?? 'posix_spawn', err.errno ?? 0, errnoName(err.errno ?? 0), `could not start ${this.launcher} --zygote`)
-  }
-
-  /** Wait for the spawn (a few ms at most, once); its pid, or its error as a SetupError. */
-  private started(): number {
-    if (this.pid === undefined) {
-      try {
-        this.pid = loadNative().binding.zygotePid(this.pending)
-      } catch (e) {
-        this.pid = null
-        this.shutdown()
-        throw this.spawnError(e)
-      }
-    }
-    if (this.pid === null) throw new SetupError('launch', 'zygote', 0, 'ECONNRESET', 'the launcher zygote is gone')
-    return this.pid
-  }
-
   /** waitpid() the zygote once it has exited (nothing else will: Node did not start it). */
   private collect(tries: number): void {
-    let pid: number
-    try {
-      pid = this.started()
-    } catch {
-      return // never started: nothing to collect
-    }
-    if (loadNative().binding.reap(pid) || tries <= 0) return
+    if (loadNative().binding.reap(this.pid) || tries <= 0) return
     setTimeout(() => this.collect(tries - 1), 50).unref()
   }
 
   private call(fields: readonly string[], fds: number[]): number {
     if (this.dead) throw new SetupError('launch', 'zygote', 0, 'ECONNRESET', 'the launcher zygote is gone')
-    const pid = this.started()
     const req = request(fields)
     if (req.length > MAX_REQUEST_BYTES) {
       throw new SetupError('launch', 'sendmsg', 7, 'E2BIG', `the launch request is ${req.length} bytes (at most ${MAX_REQUEST_BYTES}): too many mounts or arguments`)
@@ -177,7 +147,7 @@ class Zygote {
       // never received (EBADF, EMSGSIZE) leaves the others alone.
       if (FATAL.has(err.code ?? '')) {
         try {
-          process.kill(pid, 'SIGKILL')
+          process.kill(this.pid, 'SIGKILL')
         } catch {
           /* already gone */
         }

@@ -77,24 +77,6 @@ describe('the launcher zygote', () => {
     sb.close()
   })
 
-  // The addon starts the zygote from a thread of its own (Node does not wait
-  // for the exec), and PR_SET_PDEATHSIG follows the *thread* that created a
-  // child (prctl(2)): that thread must outlive the spawn, or the zygote
-  // would be killed as soon as it ended.
-  it('outlives the thread that spawned it: the same zygote serves runs spread over time', async () => {
-    const sb = createSandbox(options)
-    const first = await startSleeper(sb)
-    first.p.kill('SIGKILL')
-    await first.p
-    await new Promise((r) => setTimeout(r, 400))
-    const second = await startSleeper(sb)
-    expect(second.zygote).toBe(first.zygote)
-    expect(dead(first.zygote)).toBe(false)
-    second.p.kill('SIGKILL')
-    await second.p
-    sb.close()
-  })
-
   it('dies with its caller, and takes the running commands with it', async () => {
     const script = `
       import { createSandbox } from ${JSON.stringify(new URL('../../../dist/index.js', import.meta.url).href)}
