@@ -3,7 +3,7 @@
  * 128+N for a signal, 125 for a setup failure, 127 not found), --json, bad
  * flags, doctor and explain. Spawned as a user would run it.
  */
-import { execFile } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -30,6 +30,14 @@ describe('cordon run', () => {
     expect(out.stderr).toMatch(/\/etc\/cordon-cli-test: (Permission denied|Read-only file system)/)
     expect(out.enforcement.network).toBe('off')
     expect(out.enforcement.filesystem.writeRoots).toContain(work)
+  })
+
+  it("a report written to a pipe whose reader is gone is dropped (EPIPE), not an error: the exit status stays the command's", () => {
+    // `| true` ends (and closes the pipe's read end) long before the command's sleep is over.
+    const script = `"${process.execPath}" "${bin}" run --json -- sh -c 'sleep 0.3; exit 3' | true; echo "status=\${PIPESTATUS[0]}"`
+    const r = spawnSync('bash', ['-c', script], { cwd: work, encoding: 'utf8' })
+    expect(r.stdout.trim()).toBe('status=3')
+    expect(r.stderr).toBe('')
   })
 
   it("exits with the command's own status", async () => {
