@@ -225,8 +225,22 @@ static int write_all(int fd, const uint8_t *data, size_t len) {
   return 0;
 }
 
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U /* Linux 6.3, <linux/memfd.h> */
+#endif
+
+/* Not executable, asked for explicitly: with the vm.memfd_noexec sysctl at 2
+ * (hardened hosts, Linux ≥ 6.3) a memfd_create without MFD_NOEXEC_SEAL is
+ * refused, and older kernels refuse the unknown flag (EINVAL): then without
+ * it (memfd_create(2)). */
+static int plan_memfd(void) {
+  int fd = memfd_create("cordon-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+  if (fd < 0 && errno == EINVAL) fd = memfd_create("cordon-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  return fd;
+}
+
 int cordon_sealed_memfd(const uint8_t *data, size_t len, struct cordon_err *e) {
-  int fd = memfd_create("cordon-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  int fd = plan_memfd();
   if (fd < 0) { cordon_err_set(e, "launch", "memfd_create", errno); return -1; }
   const char *failed = NULL;
   if (write_all(fd, data, len) < 0) failed = "write";
