@@ -6,9 +6,6 @@
  *   itself is protected (so it cannot be re-pointed at a gitdir the sandbox
  *   controls) and `hooks`/`config` are protected where git really reads them
  *   — in the gitdir, or in its common dir for a worktree.
- * - Submodules' gitdirs (`modules/…` in the repository's gitdir) get the
- *   same: their `hooks` and `config` are protected too (up to
- *   MAX_PROTECTED_SUBMODULES; beyond, `modules/` as a whole).
  * - With no repository at launch, git's paths are left alone: `git init`
  *   must work in a fresh workspace, and it writes `.git/config` and copies
  *   hooks templates, which a mask would forbid. The next launch protects the
@@ -17,7 +14,7 @@
  * Every resolved path goes through canonicalize(): a symlink inside a
  * writable root on the way is refused (it may have been planted).
  */
-import { closeSync, lstatSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs'
+import { closeSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path'
 import { canonicalize, isWithin } from '../../policy/paths.js'
 
@@ -82,90 +79,13 @@ function guardCommondir(gitdir: string, out: Set<string>, watch: Set<string>): v
   else out.add(file)
 }
 
-/**
- * At most this many submodule gitdirs get their own protected `hooks` and
- * `config`: each is a bind passed to bwrap by descriptor, and a launch takes
- * at most 64 (zygote.h). With more, `modules/` is protected as a whole.
- */
-export const MAX_PROTECTED_SUBMODULES = 12
-/** How many directories the search under `modules/` may look at before it gives up (and protects `modules/` whole). */
-const MAX_MODULES_ENTRIES = 512
-
-/**
- * The gitdirs of a repository's submodules: under `<common>/modules/`, a
- * directory holding a `HEAD` file is one (a name with slashes is a path
- * below `modules/`), and its own `modules/` holds its submodules'. Found
- * with lstat only: a symlink is never followed (a planted one cannot steer
- * the search out of the repository). null: too many to protect one by one.
- */
-function submoduleGitdirs(common: string): string[] | null {
-  const found: string[] = []
-  let looked = 0
-  const walk = (dir: string): boolean => {
-    let names: string[]
-    try {
-      names = readdirSync(dir)
-    } catch {
-      return true
-    }
-    for (const name of names) {
-      const d = join(dir, name)
-      if (++looked > MAX_MODULES_ENTRIES) return false
-      if (kind(d) !== 'dir') continue
-      if (kind(join(d, 'HEAD')) === 'file') {
-        found.push(d)
-        if (found.length > MAX_PROTECTED_SUBMODULES) return false
-        if (!walk(join(d, 'modules'))) return false
-      } else if (!walk(d)) return false
-    }
-    return true
-  }
-  return walk(join(common, 'modules')) ? found : null
-}
-
-/**
- * git runs a submodule's hooks and reads its config from the submodule's
- * gitdir under the superproject's `modules/` — written by the sandbox like
- * any file there, and run by the next `git` in the submodule on the host.
- * What the profile protects of the repository (`hooks`, `config`) is
- * protected in every submodule gitdir as well.
- */
-function protectSubmodules(common: string, rests: ReadonlySet<string>, out: Set<string>, watch: Set<string>, notes: string[]): void {
-  const wanted = [...rests].filter((r) => r === 'hooks' || r === 'config')
-  if (!wanted.length || kind(join(common, 'modules')) !== 'dir') return
-  const gitdirs = submoduleGitdirs(common)
-  if (!gitdirs) {
-    out.add(join(common, 'modules'))
-    notes.push(`${join(common, 'modules')} is read-only as a whole: its submodules are too many to protect their hooks and config one by one (more than ${MAX_PROTECTED_SUBMODULES}); git commands that write a submodule's own repository fail in the sandbox`)
-    return
-  }
-  for (const g of gitdirs) {
-    for (const rest of wanted) out.add(join(g, rest))
-    guardCommondir(g, out, watch)
-  }
-}
-
-/** The repository a protected git path belongs to: where hooks and config really are, and which of them the profile names. */
-interface RepoPaths {
-  common: string
-  rests: Set<string>
-}
-
-function expandOne(p: string, writeRoots: readonly string[], out: Set<string>, missingRepos: Set<string>, watch: Set<string>, repos: Map<string, RepoPaths>): void {
+function expandOne(p: string, writeRoots: readonly string[], out: Set<string>, missingRepos: Set<string>, watch: Set<string>): void {
   const split = splitGitPath(p)
   if (!split) return void out.add(p)
   const k = kind(split.git)
   if (k === 'missing') return void missingRepos.add(split.git)
-  const note = (common: string) => {
-    const repo = repos.get(common) ?? { common, rests: new Set<string>() }
-    repo.rests.add(split.rest)
-    repos.set(common, repo)
-  }
   if (k !== 'file') {
-    if (k === 'dir') {
-      guardCommondir(split.git, out, watch)
-      note(split.git)
-    }
+    if (k === 'dir') guardCommondir(split.git, out, watch)
     return void out.add(p)
   }
   out.add(split.git)
@@ -173,7 +93,6 @@ function expandOne(p: string, writeRoots: readonly string[], out: Set<string>, m
   if (!r) return
   guardCommondir(r.gitdir, out, watch)
   out.add(split.rest ? join(r.common, split.rest) : r.common)
-  note(r.common)
   if (r.gitdir !== r.common && split.rest === 'config' && kind(join(r.gitdir, 'config.worktree')) === 'file') out.add(join(r.gitdir, 'config.worktree'))
 }
 
@@ -181,12 +100,10 @@ export function expandProtected(protectedPaths: readonly string[], writeRoots: r
   const out = new Set<string>()
   const missingRepos = new Set<string>()
   const watch = new Set<string>()
-  const repos = new Map<string, RepoPaths>()
-  for (const p of protectedPaths) expandOne(p, writeRoots, out, missingRepos, watch, repos)
+  for (const p of protectedPaths) expandOne(p, writeRoots, out, missingRepos, watch)
   const notes = [...missingRepos].map(
     (git) => `no git repository at ${dirname(git)} at launch: a repository the command creates there is not protected during this run (the next launch protects its hooks and config); review ${git}/hooks and ${git}/config before using it on the host`,
   )
-  for (const repo of repos.values()) protectSubmodules(repo.common, repo.rests, out, watch, notes)
   // Only where a path of that gitdir is protected inside a write root (elsewhere the command cannot write).
   const removeIfCreated = [...watch].filter((f) => writeRoots.some((r) => isWithin(f, r)))
   if (removeIfCreated.length) notes.push(`a git commondir the command creates (${removeIfCreated.join(', ')}) is removed after the run: git cannot work with it masked, and it would redirect git's config and hooks`)

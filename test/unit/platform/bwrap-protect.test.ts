@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../src/errors.js'
-import { expandProtected, MAX_PROTECTED_SUBMODULES, removeCreated, splitGitPath } from '../../../src/platform/linux/bwrap-protect.js'
+import { expandProtected, removeCreated, splitGitPath } from '../../../src/platform/linux/bwrap-protect.js'
 
 let base: string
 beforeEach(() => {
@@ -69,54 +69,6 @@ describe('expandProtected', () => {
     writeFileSync(join(w, 'sub/.git'), 'gitdir: ../.git/modules/sub\n')
     const r = expandProtected([join(w, 'sub/.git/hooks')], [w])
     expect(r.paths.sort()).toEqual([join(w, 'sub/.git'), join(w, '.git/modules/sub/hooks')].sort())
-  })
-
-  /** A gitdir as git makes one for a submodule: HEAD, config, hooks/. */
-  const gitdir = (d: string) => {
-    mkdirSync(join(d, 'hooks'), { recursive: true })
-    writeFileSync(join(d, 'HEAD'), 'ref: refs/heads/main\n')
-    writeFileSync(join(d, 'config'), '')
-  }
-
-  it("protects the hooks and config of every submodule gitdir under .git/modules (nested, names with slashes), never following a symlink", () => {
-    const w = join(base, 'w')
-    gitdir(join(w, '.git/modules/lib'))
-    gitdir(join(w, '.git/modules/lib/modules/inner'))
-    gitdir(join(w, '.git/modules/vendor/dep'))
-    mkdirSync(join(base, 'outside/evil'), { recursive: true })
-    gitdir(join(base, 'outside/evil'))
-    symlinkSync(join(base, 'outside'), join(w, '.git/modules/planted'))
-    const r = expandProtected(gitPaths(w), [w])
-    for (const g of ['lib', 'lib/modules/inner', 'vendor/dep']) {
-      expect(r.paths).toContain(join(w, '.git/modules', g, 'hooks'))
-      expect(r.paths).toContain(join(w, '.git/modules', g, 'config'))
-      expect(r.removeIfCreated).toContain(join(w, '.git/modules', g, 'commondir'))
-    }
-    expect(r.paths.filter((p) => p.includes('outside') || p.includes('planted'))).toEqual([])
-    expect(r.paths).not.toContain(join(w, '.git/modules'))
-  })
-
-  it('only what the profile protects of the repository: hooks alone stays hooks alone', () => {
-    const w = join(base, 'w')
-    gitdir(join(w, '.git/modules/lib'))
-    const r = expandProtected([join(w, '.git/hooks')], [w])
-    expect(r.paths).toContain(join(w, '.git/modules/lib/hooks'))
-    expect(r.paths).not.toContain(join(w, '.git/modules/lib/config'))
-  })
-
-  it(`more than ${MAX_PROTECTED_SUBMODULES} submodules: .git/modules is protected as a whole, and the report says why`, () => {
-    const w = join(base, 'w')
-    for (let i = 0; i <= MAX_PROTECTED_SUBMODULES; i++) gitdir(join(w, `.git/modules/m${i}`))
-    const r = expandProtected(gitPaths(w), [w])
-    expect(r.paths).toContain(join(w, '.git/modules'))
-    expect(r.paths.filter((p) => p.startsWith(join(w, '.git/modules/')))).toEqual([])
-    expect(r.notes.join('\n')).toContain('read-only as a whole')
-  })
-
-  it('no .git/modules: nothing more than before', () => {
-    const w = join(base, 'w')
-    mkdirSync(join(w, '.git'), { recursive: true })
-    expect(expandProtected(gitPaths(w), [w]).paths.sort()).toEqual(gitPaths(w).sort())
   })
 
   it('refuses a gitdir reached through a symlink planted in a writable root', () => {

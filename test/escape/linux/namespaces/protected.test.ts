@@ -144,22 +144,6 @@ describe.each(identities())('protected paths (namespace mode) — caller: $name'
       expect(existsSync(w('pwned'))).toBe(false)
     })
 
-    // A submodule's hooks and config live in the superproject's gitdir
-    // (.git/modules/<name>); git in the submodule on the host runs them.
-    it("submodules' gitdirs (.git/modules/…, names with slashes too): hooks and config read-only, the rest writable", async () => {
-      for (const name of ['lib', 'vendor/dep']) {
-        const [file, ...args] = identity.wrap(['git', ...GIT, 'init', '-q', '--bare', w(`repo/.git/modules/${name}`)])
-        const r = spawnSync(file!, args, { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: e.tree.home } })
-        expect(r.status, r.stderr).toBe(0)
-      }
-      for (const name of ['lib', 'vendor/dep']) {
-        const [confined, plain] = await e.both(files('create', w(`repo/.git/modules/${name}/hooks/post-checkout`)), inRepo())
-        expect([outcomeOf(confined), outcomeOf(plain)], name).toEqual(['EROFS', 'OK'])
-        expect(outcomeOf(await e.confined(files('write', w(`repo/.git/modules/${name}/config`)), inRepo())), name).toBe('EROFS')
-        expect(outcomeOf(await e.confined(files('create', w(`repo/.git/modules/${name}/objects/probe`)), inRepo())), name).toBe('OK')
-      }
-    })
-
     it('a worktree-style .git file cannot be re-pointed, and its real hooks stay read-only', async () => {
       e.tree.dir('work/wt')
       e.tree.file('work/wt/.git', `gitdir: ${w('repo/.git')}\n`)
