@@ -40,6 +40,32 @@ describe('cordon run', () => {
     expect(r.stderr).toBe('')
   })
 
+  // A Node parent whose own stdout is a pipe hands the CLI a non-blocking
+  // descriptor: a write that meets a full pipe (EAGAIN) goes on through the
+  // stream, and every later one must follow it there, in order.
+  it('output to a non-blocking pipe that fills up arrives whole and in order', () => {
+    const io = JSON.stringify(new URL('../../../dist/cli/io.js', import.meta.url).href)
+    const writer = `import { processIo } from ${io}; processIo.stdout('A'.repeat(300000) + '\\n'); for (let i = 0; i < 2000; i++) processIo.stdout('line ' + i + '\\n')`
+    const harness = [
+      'import os, fcntl, subprocess, sys, time',
+      'r, w = os.pipe()',
+      'fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)',
+      'p = subprocess.Popen([sys.argv[1], "--input-type=module", "-e", sys.argv[2]], stdout=w)',
+      'os.close(w)',
+      'data = b""',
+      'while True:',
+      '    time.sleep(0.0005)',
+      '    chunk = os.read(r, 4096)',
+      '    if not chunk: break',
+      '    data += chunk',
+      'p.wait()',
+      'sys.stdout.write(data.decode())',
+    ].join('\n')
+    const r = spawnSync('python3', ['-c', harness, process.execPath, writer], { encoding: 'utf8', maxBuffer: 1 << 24, timeout: 60_000 })
+    expect(r.stderr).toBe('')
+    expect(r.stdout === 'A'.repeat(300000) + '\n' + Array.from({ length: 2000 }, (_, i) => `line ${i}\n`).join('')).toBe(true)
+  })
+
   it("exits with the command's own status", async () => {
     expect((await cordon(['run', '--', 'sh', '-c', 'exit 7'])).code).toBe(7)
   })
