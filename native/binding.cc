@@ -282,6 +282,7 @@ class FdReader : public Napi::ObjectWrap<FdReader> {
   explicit FdReader(const Napi::CallbackInfo &info) : Napi::ObjectWrap<FdReader>(info) {
     Napi::Env env = info.Env();
     if (info.Length() != 2 || !info[0].IsNumber() || !info[1].IsFunction()) {
+      if (info.Length() >= 1 && info[0].IsNumber()) close(info[0].As<Napi::Number>().Int32Value());  // it owns fd, even now
       ThrowTypeError(env, "new FdReader(fd: number, onData: (chunk: Buffer | null) => void)");
       return;
     }
@@ -461,7 +462,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("sealedMemfd", Napi::Function::New(env, SealedMemfd, "sealedMemfd"));
   exports.Set("FdReader", FdReader::Define(env));
 #endif
-  exports.Set("abiVersion", Napi::Number::New(env, 1));
+  // 2: FdReader, sealedMemfd (src/native/load.ts refuses an addon of another version).
+  exports.Set("abiVersion", Napi::Number::New(env, 2));
   return exports;
 }
 

@@ -19,10 +19,10 @@ rmSync(`${root}/dist/cli-bundle`, { recursive: true, force: true })
 // The seccomp rules, parsed once here (with the text they came from, which
 // the runtime compares before using them; src/platform/linux/seccomp-rules.ts).
 {
-  const { parseSeccompRules, PARSED_RULES_FILE } = await import('../dist/platform/linux/seccomp-rules.js')
+  const { parseSeccompRules, PARSED_RULES_FILE, RULES_PARSER } = await import('../dist/platform/linux/seccomp-rules.js')
   const file = `${root}/profiles/linux/seccomp.rules`
   const source = readFileSync(file, 'utf8')
-  writeFileSync(`${root}/${PARSED_RULES_FILE}`, JSON.stringify({ source, rules: parseSeccompRules(source, file) }))
+  writeFileSync(`${root}/${PARSED_RULES_FILE}`, JSON.stringify({ parser: RULES_PARSER, source, rules: parseSeccompRules(source, file) }))
 }
 // zod re-exports ~50 message locales as `z.locales`; cordon's messages are
 // English, and parsing the other locales alone costs tens of milliseconds.

@@ -39,6 +39,9 @@ const BUILD_FIX =
 
 let cached: { binding: NativeBinding; addonPath: string; launcherPath: string } | undefined
 
+/** The addon's `abiVersion` this JavaScript is written for (native/binding.cc). */
+export const ADDON_ABI = 2
+
 /**
  * Where node-gyp-build would look first for this package's layout: a local
  * build, else the one prebuild cordon ships for this platform (untagged
@@ -48,6 +51,8 @@ let cached: { binding: NativeBinding; addonPath: string; launcherPath: string } 
  * every `cordon run` and still decides whenever this layout is not there.
  */
 function shippedAddon(): string | undefined {
+  // node-gyp-build's own overrides (a prebuild elsewhere, prebuilds only, another platform/arch): its search decides.
+  if (['PREBUILDS_ONLY', 'npm_config_arch', 'npm_config_platform', 'npm_config_libc'].some((v) => process.env[v]) || Object.keys(process.env).some((k) => k.endsWith('_PREBUILD'))) return undefined
   const local = join(packageRoot, 'build', 'Release', 'cordon.node')
   if (existsSync(local)) return local // binding.gyp builds no other .node there
   if (existsSync(join(packageRoot, 'build', 'Debug'))) return undefined // node-gyp-build's order decides
@@ -89,6 +94,10 @@ export function loadNative(): { binding: NativeBinding; addonPath: string; launc
     binding = require(path) as NativeBinding
   } catch (cause) {
     throw new LoadError('the cordon native addon failed to load', [path], BUILD_FIX, cause)
+  }
+  if (binding.abiVersion !== ADDON_ABI) {
+    // A build older or newer than this JavaScript (a stale build/Release): its functions would not match.
+    throw new LoadError(`the cordon native addon at ${path} is version ${String(binding.abiVersion)}, this cordon needs ${ADDON_ABI}`, [path], BUILD_FIX)
   }
   cached = { binding, addonPath: path, launcherPath: launcherBeside(path) }
   return cached

@@ -77,10 +77,12 @@ describe('probe()', () => {
 })
 
 describe('module', () => {
-  it('exports probe, hardenSelf and abiVersion 1', () => {
+  it('exports probe, hardenSelf and abiVersion 2 (FdReader, sealedMemfd)', () => {
     expect(typeof binding.probe).toBe('function')
     expect(typeof binding.hardenSelf).toBe('function')
-    expect(binding.abiVersion).toBe(1)
+    expect(binding.abiVersion).toBe(2)
+    expect(typeof binding.FdReader).toBe('function')
+    expect(typeof binding.sealedMemfd).toBe('function')
   })
 
   it('names a launcher executable beside the addon', () => {

@@ -141,10 +141,13 @@ describe('FdReader', () => {
     expect(r.stderr).toContain('boom from onData')
   })
 
-  it('rejects bad arguments with a TypeError and a descriptor it cannot poll with EBADF', () => {
+  it('rejects bad arguments with a TypeError (closing a descriptor it was given: it owns it) and one it cannot poll with EBADF', () => {
     const Ctor = binding.FdReader as unknown as new (...a: unknown[]) => unknown
     expect(() => new Ctor('3', () => {})).toThrow(TypeError)
-    expect(() => new Ctor(3)).toThrow(TypeError)
+    const [r, w] = binding.pipe()
+    expect(() => new Ctor(r)).toThrow(TypeError)
+    expect(isOpen(r)).toBe(false)
+    binding.close(w)
     expect(() => new Ctor(1_000_000, () => {})).toThrow(expect.objectContaining({ code: 'EBADF' }))
   })
 })

@@ -81,6 +81,8 @@ export function parseSeccompRules(text: string, file: string): SeccompRule[] {
  * ~3–5 ms of cold code at every CLI start; JSON.parse of this is ~0.3 ms.
  */
 export const PARSED_RULES_FILE = join('dist', 'seccomp-rules.json')
+/** Bumped with any change to what parseSeccompRules returns: a build output of another parser is parsed again. */
+export const RULES_PARSER = 1
 
 /**
  * The rules of `text`: the build's parse (`built`, the contents of
@@ -90,8 +92,8 @@ export const PARSED_RULES_FILE = join('dist', 'seccomp-rules.json')
  */
 export function rulesFrom(text: string, file: string, built: string | undefined): SeccompRule[] {
   try {
-    const parsed = built === undefined ? undefined : (JSON.parse(built) as { source?: unknown; rules?: unknown })
-    if (parsed?.source === text && Array.isArray(parsed.rules)) return parsed.rules as SeccompRule[]
+    const parsed = built === undefined ? undefined : (JSON.parse(built) as { parser?: unknown; source?: unknown; rules?: unknown })
+    if (parsed?.parser === RULES_PARSER && parsed.source === text && Array.isArray(parsed.rules)) return parsed.rules as SeccompRule[]
   } catch {
     /* malformed: parse the text */
   }

@@ -5,7 +5,7 @@ import { constants } from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../src/errors.js'
 import { packageRoot } from '../../../src/native/load.js'
-import { loadSeccompRules, parseSeccompRules, PARSED_RULES_FILE, rulesFrom } from '../../../src/platform/linux/seccomp-rules.js'
+import { loadSeccompRules, parseSeccompRules, PARSED_RULES_FILE, RULES_PARSER, rulesFrom } from '../../../src/platform/linux/seccomp-rules.js'
 import { thrown } from '../../helpers/errors.js'
 
 const file = join(packageRoot, 'profiles', 'linux', 'seccomp.rules')
@@ -52,7 +52,7 @@ describe("the build's parse of the rules (dist/seccomp-rules.json)", () => {
   })
 
   it('is used only for the exact text it was made from: an edited rules file is parsed again', () => {
-    const weakened = JSON.stringify({ source: text, rules: fresh.filter((r) => r.syscall !== 'ptrace') })
+    const weakened = JSON.stringify({ parser: RULES_PARSER, source: text, rules: fresh.filter((r) => r.syscall !== 'ptrace') })
     expect(rulesFrom(text, file, weakened).some((r) => r.syscall === 'ptrace')).toBe(false) // same text: the build's parse is taken as is
     const edited = text.replace(/^ptrace .*$/m, 'ptrace errno:EACCES # edited after the build')
     const rules = rulesFrom(edited, file, weakened)
@@ -63,7 +63,9 @@ describe("the build's parse of the rules (dist/seccomp-rules.json)", () => {
   it('a missing or malformed build output falls back to parsing, and parse errors still name file:line', () => {
     expect(rulesFrom(text, file, undefined)).toEqual(fresh)
     expect(rulesFrom(text, file, '{not json')).toEqual(fresh)
-    expect(rulesFrom(text, file, JSON.stringify({ source: text, rules: 'x' }))).toEqual(fresh)
+    expect(rulesFrom(text, file, JSON.stringify({ parser: RULES_PARSER, source: text, rules: 'x' }))).toEqual(fresh)
+    // Made by another version of the parser: parsed again.
+    expect(rulesFrom(text, file, JSON.stringify({ parser: RULES_PARSER + 1, source: text, rules: [] }))).toEqual(fresh)
     expect(() => rulesFrom('ptrace errno:EPERM', 'bad.rules', JSON.stringify({ source: text, rules: fresh }))).toThrow(/reason/)
   })
 })
