@@ -24,13 +24,23 @@
  * would otherwise get a cordon descriptor there, and a run with
  * stdio 'inherit' would hand it to the sandboxed command — the zygote's
  * request socket above all, which would let the command ask for anything. */
+static int above_std(int fd) {
+  if (fd < 0 || fd > 2) return fd;
+  int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  int err = errno;
+  close(fd);
+  errno = err;
+  return high; /* -1 with errno: the original is closed too */
+}
+
+/* Both ends of a pair above 2; on failure both are closed. */
 static int lift(int fds[2]) {
   for (int i = 0; i < 2; i++) {
-    if (fds[i] > 2) continue;
-    int high = fcntl(fds[i], F_DUPFD_CLOEXEC, 3);
-    if (high < 0) { close(fds[0]); close(fds[1]); return -1; }
-    close(fds[i]);
-    fds[i] = high;
+    if ((fds[i] = above_std(fds[i])) >= 0) continue;
+    int err = errno;
+    close(fds[1 - i]);
+    errno = err;
+    return -1;
   }
   return 0;
 }
@@ -197,13 +207,7 @@ int cordon_open_nofollow(const char *path, struct cordon_err *e) {
     fd = next;
     errno = err;
   }
-  if (fd >= 0 && fd <= 2) { /* never a standard descriptor (see lift()) */
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    int err = errno;
-    close(fd);
-    fd = high;
-    errno = err;
-  }
+  fd = above_std(fd);
   if (fd < 0) cordon_err_set(e, "launch", "openat", errno);
   return fd;
 }
@@ -246,14 +250,12 @@ int cordon_sealed_memfd(const uint8_t *data, size_t len, struct cordon_err *e) {
   if (write_all(fd, data, len) < 0) failed = "write";
   else if (lseek(fd, 0, SEEK_SET) < 0) failed = "lseek";
   else if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) failed = "fcntl(F_ADD_SEALS)";
-  if (!failed && fd <= 2) { /* never a standard descriptor (see lift()) */
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    if (high < 0) failed = "fcntl(F_DUPFD_CLOEXEC)";
-    else { close(fd); fd = high; }
+  if (failed) {
+    int err = errno;
+    close(fd);
+    cordon_err_set(e, "launch", failed, err);
+    return -1;
   }
-  if (!failed) return fd;
-  int err = errno;
-  close(fd);
-  cordon_err_set(e, "launch", failed, err);
-  return -1;
+  if ((fd = above_std(fd)) < 0) cordon_err_set(e, "launch", "fcntl(F_DUPFD_CLOEXEC)", errno);
+  return fd;
 }
