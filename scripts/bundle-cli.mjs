@@ -17,9 +17,9 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 rmSync(`${root}/dist/cli-bundle`, { recursive: true, force: true })
 
 // The seccomp rules, parsed once here (with the text they came from, which
-// the runtime compares before using them; src/platform/linux/seccomp-rules.ts).
+// the runtime compares before using them; src/platform/linux/seccomp/seccomp-rules.ts).
 {
-  const { parseSeccompRules, PARSED_RULES_FILE, RULES_PARSER } = await import('../dist/platform/linux/seccomp-rules.js')
+  const { parseSeccompRules, PARSED_RULES_FILE, RULES_PARSER } = await import('../dist/platform/linux/seccomp/seccomp-rules.js')
   const file = `${root}/profiles/linux/seccomp.rules`
   const source = readFileSync(file, 'utf8')
   writeFileSync(`${root}/${PARSED_RULES_FILE}`, JSON.stringify({ parser: RULES_PARSER, source, rules: parseSeccompRules(source, file) }))

@@ -6,8 +6,8 @@
  */
 import type { NativeProbe } from './native/binding.js'
 import { loadNative } from './native/load.js'
-import { APPARMOR_FIX, CONTAINER_FIX, MAX_USERNS_FIX, USERNS_CLONE_FIX, type NamespaceCause } from './platform/linux/bwrap-diagnose.js'
-import { probeNamespaces, type NamespaceSupport } from './platform/linux/bwrap-probe.js'
+import { APPARMOR_FIX, CONTAINER_FIX, MAX_USERNS_FIX, USERNS_CLONE_FIX, type NamespaceCause } from './platform/linux/namespaces/bwrap-diagnose.js'
+import { probeNamespaces, type NamespaceSupport } from './platform/linux/namespaces/bwrap-probe.js'
 import { probeHostWithUserns } from './platform/linux/probe.js'
 import { errnoName } from './platform/linux/errno.js'
 

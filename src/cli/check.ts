@@ -12,7 +12,7 @@
  */
 import { CordonError, PolicyError } from '../errors.js'
 import { createExecPolicy } from '../exec-policy/exec-policy.js'
-import { shlexJoin } from '../exec-policy/shlex.js'
+import { shlexJoin } from '../exec-policy/rules/shlex.js'
 import type { CommandDecision, Decision } from '../exec-policy/types.js'
 import type { Io } from './io.js'
 

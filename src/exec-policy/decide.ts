@@ -4,13 +4,13 @@
  * strictest-wins. Synchronous: the shell parser is loaded beforehand.
  */
 import type { Parser } from 'web-tree-sitter'
-import { proposeAmendment } from './amendment.js'
-import { splitCommand, type CommandSplit } from './command-split.js'
-import { dangerousReason } from './dangerous-commands.js'
-import { matchRules } from './matcher.js'
-import { trustedProgramName } from './program-name.js'
-import { prepareResolve, resolveWith, type PreparedResolve, type ResolvedProgram, type ResolveOptions } from './resolve-program.js'
-import { isKnownSafe } from './safe-commands.js'
+import { proposeAmendment } from './rules/amendment.js'
+import { splitCommand, type CommandSplit } from './shell/command-split.js'
+import { dangerousReason } from './heuristics/dangerous-commands.js'
+import { matchRules } from './rules/matcher.js'
+import { trustedProgramName } from './shell/program-name.js'
+import { prepareResolve, resolveWith, type PreparedResolve, type ResolvedProgram, type ResolveOptions } from './shell/resolve-program.js'
+import { isKnownSafe } from './heuristics/safe-commands.js'
 import { stricter, type CommandDecision, type Decision, type DecisionSource, type MatchedRule, type Policy, type SegmentDecision } from './types.js'
 
 export interface DecideOptions {

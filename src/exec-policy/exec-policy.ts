@@ -6,10 +6,10 @@
 import type { Parser } from 'web-tree-sitter'
 import { z } from 'zod'
 import { PolicyError } from '../errors.js'
-import { loadBashParser } from './bash-parser.js'
+import { loadBashParser } from './shell/bash-parser.js'
 import { decideCommand, type DecideOptions } from './decide.js'
-import { loadPolicy, mergePolicies, parsePolicy } from './load.js'
-import { decideNetwork, type NetworkDecision } from './network-rule.js'
+import { loadPolicy, mergePolicies, parsePolicy } from './rules/load.js'
+import { decideNetwork, type NetworkDecision } from './rules/network-rule.js'
 import type { CommandDecision, Policy } from './types.js'
 
 export const ExecPolicyOptionsSchema = z.object({

@@ -4,15 +4,15 @@
  */
 export { createExecPolicy, ExecPolicyOptionsSchema, type ExecPolicy, type ExecPolicyOptions } from './exec-policy.js'
 export type { DecideOptions } from './decide.js'
-export { loadPolicy, parsePolicy, mergePolicies, EMPTY_POLICY } from './load.js'
-export { loadBashParser } from './bash-parser.js'
-export { matchRules } from './matcher.js'
-export { decideNetwork, normalizeHost, type NetworkDecision } from './network-rule.js'
-export { resolveProgram, ResolveOptionsSchema, type ResolveOptions, type ResolvedProgram } from './resolve-program.js'
-export { isKnownSafe } from './safe-commands.js'
-export { dangerousReason } from './dangerous-commands.js'
-export { isAmendmentBanned, proposeAmendment } from './amendment.js'
-export { shlexSplit, shlexJoin } from './shlex.js'
+export { loadPolicy, parsePolicy, mergePolicies, EMPTY_POLICY } from './rules/load.js'
+export { loadBashParser } from './shell/bash-parser.js'
+export { matchRules } from './rules/matcher.js'
+export { decideNetwork, normalizeHost, type NetworkDecision } from './rules/network-rule.js'
+export { resolveProgram, ResolveOptionsSchema, type ResolveOptions, type ResolvedProgram } from './shell/resolve-program.js'
+export { isKnownSafe } from './heuristics/safe-commands.js'
+export { dangerousReason } from './heuristics/dangerous-commands.js'
+export { isAmendmentBanned, proposeAmendment } from './rules/amendment.js'
+export { shlexSplit, shlexJoin } from './rules/shlex.js'
 export {
   DECISIONS,
   stricter,

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LoadError } from '../errors.js'
-import { isWithin } from '../policy/paths.js'
+import { isWithin } from '../profile/paths.js'
 import type { NativeBinding } from './binding.js'
 
 const require = createRequire(import.meta.url)

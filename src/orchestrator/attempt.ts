@@ -9,9 +9,9 @@ import type { Sandbox } from '../sandbox/sandbox.js'
 import type { RunOptions, SandboxOptions } from '../sandbox/options.js'
 import type { SandboxResult } from '../sandbox/result.js'
 import type { Enforcement } from '../sandbox/enforcement.js'
-import type { ApprovalRecord } from './approval.js'
-import { detectDenials, type Denial } from './denial.js'
-import type { Widening } from './widen.js'
+import type { ApprovalRecord } from './approval/approval.js'
+import { detectDenials, type Denial } from './denial/denial.js'
+import type { Widening } from './escalation/widen.js'
 
 export interface AttemptRecord {
   readonly index: 1 | 2

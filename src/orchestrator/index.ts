@@ -7,7 +7,7 @@ export { createOrchestrator, type Orchestrator, type OrchestratorOptions, type A
 export { execRequestSchema, orchestratorOptionsSchema, type ExecRequest } from './options.js'
 export type { ExecOutcome, ExecStatus, Escalation } from './outcome.js'
 export type { AttemptRecord } from './attempt.js'
-export { approvalModeSchema, promptClassSchema, type ApprovalMode, type PromptClass } from './approval-mode.js'
+export { approvalModeSchema, promptClassSchema, type ApprovalMode, type PromptClass } from './approval/approval-mode.js'
 export {
   approvalDecisionSchema,
   type ApprovalDecision,
@@ -16,8 +16,8 @@ export {
   type ApprovalRequest,
   type Approver,
   type DecisionSource,
-} from './approval.js'
-export { requirementFor, type Requirement, type SandboxPermissions } from './requirement.js'
+} from './approval/approval.js'
+export { requirementFor, type Requirement, type SandboxPermissions } from './approval/requirement.js'
 export type {
   Hooks,
   Hook,
@@ -28,9 +28,9 @@ export type {
   PostToolUseInput,
   PostToolUseResult,
   ShownResult,
-} from './hooks.js'
-export type { HookCommand } from './hook-command.js'
-export { detectDenials, type Denial, type DenialRule } from './denial.js'
-export type { Widening } from './widen.js'
-export { appendPrefixRule, appendNetworkRule, type AmendResult } from './amendments.js'
-export { SessionCache } from './session-cache.js'
+} from './hooks/hooks.js'
+export type { HookCommand } from './hooks/hook-command.js'
+export { detectDenials, type Denial, type DenialRule } from './denial/denial.js'
+export type { Widening } from './escalation/widen.js'
+export { appendPrefixRule, appendNetworkRule, type AmendResult } from './approval/amendments.js'
+export { SessionCache } from './approval/session-cache.js'

@@ -6,7 +6,7 @@
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
-import { approvalModeSchema, promptClassSchema } from './approval-mode.js'
+import { approvalModeSchema, promptClassSchema } from './approval/approval-mode.js'
 
 const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'expected a function')
 const hookCommand = z

@@ -4,11 +4,11 @@
  * the same shape with what was known at that point.
  */
 import type { CommandDecision } from '../exec-policy/index.js'
-import type { AmendResult } from './amendments.js'
-import type { ApprovalRecord } from './approval.js'
+import type { AmendResult } from './approval/amendments.js'
+import type { ApprovalRecord } from './approval/approval.js'
 import type { AttemptRecord } from './attempt.js'
 import type { ExecOutcome, ExecStatus } from './outcome.js'
-import type { Requirement } from './requirement.js'
+import type { Requirement } from './approval/requirement.js'
 
 export class Recorder {
   policy: CommandDecision | undefined

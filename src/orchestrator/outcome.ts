@@ -6,12 +6,12 @@
  */
 import type { CommandDecision } from '../exec-policy/index.js'
 import type { SandboxResult } from '../sandbox/result.js'
-import type { ApprovalRecord } from './approval.js'
-import type { AmendResult } from './amendments.js'
+import type { ApprovalRecord } from './approval/approval.js'
+import type { AmendResult } from './approval/amendments.js'
 import type { AttemptRecord } from './attempt.js'
-import type { Denial } from './denial.js'
-import type { Requirement } from './requirement.js'
-import type { Widening } from './widen.js'
+import type { Denial } from './denial/denial.js'
+import type { Requirement } from './approval/requirement.js'
+import type { Widening } from './escalation/widen.js'
 
 /**
  * - `completed`: the command ran (see `result.exitCode`; it may have failed);

@@ -1,6 +1,6 @@
 /** What a platform backend hands the sandbox: what to spawn and what it will enforce. */
 import type { Enforcement } from '../sandbox/enforcement.js'
-import type { PlanTemplate } from './linux/plan.js'
+import type { PlanTemplate } from './linux/landlock/plan.js'
 
 export interface Prepared {
   /** The launcher binary: it runs as the zygote that forks every child. */

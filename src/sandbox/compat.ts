@@ -4,7 +4,7 @@
  * for no sandbox in so many words.
  */
 import { UnsupportedError } from '../errors.js'
-import type { Compat } from '../policy/schema.js'
+import type { Compat } from '../profile/schema.js'
 import type { Enforcement } from './enforcement.js'
 
 export function checkCompat(e: Enforcement, compat: Compat | undefined, unsandboxed: boolean): void {

@@ -1,8 +1,8 @@
 /** createSandbox() options, validated with zod at the API boundary. */
 import * as z from 'zod/mini'
 import { PolicyError } from '../errors.js'
-import { parseWith } from '../policy/parse-with.js'
-import { compatSchema, limitsSchema, modeSchema, networkSchema, nonEmptyString as nonEmpty } from '../policy/schema.js'
+import { parseWith } from '../profile/parse-with.js'
+import { compatSchema, limitsSchema, modeSchema, networkSchema, nonEmptyString as nonEmpty } from '../profile/schema.js'
 
 const paths = z.optional(z.array(nonEmpty))
 

@@ -11,22 +11,22 @@
  *   report says which mode ran, why, and what the fallback lacks.
  */
 import { PolicyError } from '../../errors.js'
-import type { ResolvedPolicy } from '../../policy/resolve.js'
+import type { ResolvedPolicy } from '../../profile/resolve.js'
 import { launcherFor } from '../../native/load.js'
-import { zygoteFor } from './zygote.js'
-import type { SandboxMode } from '../../policy/schema.js'
+import { zygoteFor } from './launch/zygote.js'
+import type { SandboxMode } from '../../profile/schema.js'
 import type { Enforcement } from '../../sandbox/enforcement.js'
 import { statusOf } from '../../sandbox/enforcement.js'
-import { buildLandlockPlan, rlimits, type PlanContext } from './plan.js'
+import { buildLandlockPlan, rlimits, type PlanContext } from './landlock/plan.js'
 import { probeHost } from './probe.js'
-import { LAUNCHER_ARGS } from './launch.js'
+import { LAUNCHER_ARGS } from './launch/launch.js'
 import type { Prepared } from '../backend.js'
-import { bwrapInWritableRoot } from './bwrap-locate.js'
-import { buildNamespacePlan, type NamespacePlan } from './bwrap-mode.js'
-import { acquirePlaceholder, releasePlaceholder } from './bwrap-placeholders.js'
-import { probeNamespaces, type NamespaceSupport } from './bwrap-probe.js'
+import { bwrapInWritableRoot } from './namespaces/bwrap-locate.js'
+import { buildNamespacePlan, type NamespacePlan } from './namespaces/bwrap-mode.js'
+import { acquirePlaceholder, releasePlaceholder } from './namespaces/bwrap-placeholders.js'
+import { probeNamespaces, type NamespaceSupport } from './namespaces/bwrap-probe.js'
 
-export { releaseIdlePlaceholders } from './bwrap-placeholders.js'
+export { releaseIdlePlaceholders } from './namespaces/bwrap-placeholders.js'
 
 export interface LinuxContext extends Omit<PlanContext, 'probe'> {
   /** Absolute path of bwrap to use instead of /usr/bin/bwrap, /usr/local/bin/bwrap. */

@@ -13,8 +13,8 @@ import { rejected } from '../../helpers/errors.js'
 // Every sandboxed child is started by a request to the launcher zygote
 // (Zygote.start): count those.
 const spawned = vi.fn()
-vi.mock('../../../src/platform/linux/zygote.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../../src/platform/linux/zygote.js')>()
+vi.mock('../../../src/platform/linux/launch/zygote.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../../src/platform/linux/launch/zygote.js')>()
   return {
     ...actual,
     zygoteFor: (launcher: string) => {

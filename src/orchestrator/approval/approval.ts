@@ -1,0 +1,94 @@
+/**
+ * What an approver is asked, and what it may answer. Approvers are the
+ * caller's `onApproval` (a user), a `reviewer` (strict automatic review),
+ * and PermissionRequest hooks. Answers are validated: anything that is not a
+ * known decision counts as `denied` (fail closed), never as approval.
+ */
+import { z } from 'zod'
+import type { NetworkProtocol } from '../../exec-policy/index.js'
+import type { PromptClass } from './approval-mode.js'
+import type { Denial } from '../denial/denial.js'
+import type { Widening } from '../escalation/widen.js'
+
+const protocolSchema = z.enum(['http', 'https', 'socks5_tcp', 'socks5_udp'])
+
+export const approvalDecisionSchema = z.union([
+  z.enum(['approved', 'approved_for_session', 'denied', 'timed_out', 'abort']),
+  z
+    .object({
+      type: z.literal('approved_with_amendment'),
+      /** The prefix rule to add; default: the request's `proposedAmendment`. */
+      pattern: z.array(z.string().min(1)).min(1).optional(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('network_amendment'),
+      host: z.string().min(1),
+      protocol: protocolSchema.optional(),
+      action: z.enum(['allow', 'deny']),
+    })
+    .strict(),
+])
+export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>
+
+/** The decision's name, for records: `approved`, `approved_with_amendment`, … */
+export type ApprovalDecisionName = 'approved' | 'approved_for_session' | 'approved_with_amendment' | 'network_amendment' | 'denied' | 'timed_out' | 'abort'
+
+export function decisionName(d: ApprovalDecision): ApprovalDecisionName {
+  return typeof d === 'string' ? d : d.type
+}
+
+/** True when the decision lets this attempt run. A network amendment runs only with `action: 'allow'`. */
+export function isApproval(d: ApprovalDecision): boolean {
+  if (typeof d === 'string') return d === 'approved' || d === 'approved_for_session'
+  return d.type === 'approved_with_amendment' || d.action === 'allow'
+}
+
+export interface ApprovalRequest {
+  /** `exec`: before the first attempt; `escalation`: before a wider second attempt. */
+  readonly kind: 'exec' | 'escalation'
+  readonly attempt: 1 | 2
+  readonly command: readonly string[]
+  readonly cwd: string
+  readonly promptClass: PromptClass
+  readonly reason: string
+  readonly justification?: string
+  /** A `prefix_rule` pattern the approver may add instead of answering every time. */
+  readonly proposedAmendment?: readonly string[]
+  /** Escalation: what the second attempt would add to the sandbox. */
+  readonly widening?: Widening
+  /** Escalation: what the first attempt was denied, with evidence. */
+  readonly denials?: readonly Denial[]
+  /** Escalation for a network denial: the host the command tried to reach, when known. */
+  readonly network?: { readonly host: string; readonly protocol: NetworkProtocol }
+  /** Patch-style request: the (environment, path) pairs it touches. */
+  readonly patch?: { readonly environment: string; readonly paths: readonly string[] }
+}
+
+/** `signal` aborts when the exec is aborted; answer `'abort'` to stop everything. */
+export type Approver = (request: ApprovalRequest, context: { signal: AbortSignal }) => ApprovalDecision | Promise<ApprovalDecision>
+
+/** Who decided an attempt may run (or may not). */
+export type DecisionSource = 'hook' | 'policy' | 'reviewer' | 'user' | 'cache'
+
+export interface ApprovalRecord {
+  readonly decision: ApprovalDecisionName
+  readonly source: DecisionSource
+  readonly reason?: string
+}
+
+/** Validate an approver's answer; an invalid one is a denial naming what was wrong. */
+export function parseApprovalDecision(raw: unknown): { decision: ApprovalDecision; invalid?: string } {
+  const r = approvalDecisionSchema.safeParse(raw)
+  if (r.success) return { decision: r.data }
+  return { decision: 'denied', invalid: `invalid approval decision ${safeJson(raw)}: ${r.error.issues[0]?.message ?? 'unknown'}` }
+}
+
+function safeJson(v: unknown): string {
+  try {
+    return JSON.stringify(v)?.slice(0, 200) ?? String(v)
+  } catch {
+    return String(v)
+  }
+}

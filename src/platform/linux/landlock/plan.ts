@@ -1,0 +1,137 @@
+/**
+ * Build the launcher plan (the JSON the launcher reads on its plan fd) and
+ * the enforcement it is expected to achieve on this host. Landlock mode is
+ * here; namespace mode (bwrap-mode.ts) reuses the template and the shared
+ * "missing" entries, so both modes report a missing mechanism the same way.
+ */
+import type { NativeProbe } from '../../../native/binding.js'
+import { loadNative } from '../../../native/load.js'
+import type { ResolvedPolicy } from '../../../profile/resolve.js'
+import type { Enforcement, MissingProtection } from '../../../sandbox/enforcement.js'
+import { statusOf } from '../../../sandbox/enforcement.js'
+import { coversHostDevices, DEVICE_FILES, landlockRules, type LandlockRule } from './landlock-rules.js'
+import { LANDLOCK_FEATURES } from '../probe.js'
+import { loadSeccompRules, type SeccompRule } from '../seccomp/seccomp-rules.js'
+
+export interface LauncherPlan {
+  v: 1
+  argv: string[]
+  env: string[]
+  cwd: string
+  compat: 'hard' | 'best-effort'
+  keepFds?: number[]
+  rlimits: { resource: string; soft: string; hard: string }[]
+  landlock: { rules: LandlockRule[]; networkOff: boolean; scopeSignal: boolean; scopeAbstractUnix: boolean; log: boolean } | null
+  /** BPF compiled by libseccomp in the addon (base64) and the number of rules it came from. */
+  seccomp: { bpf: string; rules: number } | null
+}
+
+export interface PlanContext {
+  policy: ResolvedPolicy
+  probe: NativeProbe
+  /** Protections the caller named explicitly (compat default refuses when they are missing). */
+  explicit: ReadonlySet<string>
+}
+
+export function rlimits(policy: ResolvedPolicy): LauncherPlan['rlimits'] {
+  return Object.entries(policy.limits)
+    .filter(([, v]) => v !== undefined)
+    .map(([resource, v]) => ({ resource, soft: String(v), hard: String(v) }))
+}
+
+const compiled = new Map<string, NonNullable<LauncherPlan['seccomp']>>()
+
+/** Compile the rule set for a network mode once per process (libseccomp takes milliseconds). */
+export function seccompProgram(network: 'off' | 'on'): NonNullable<LauncherPlan['seccomp']> {
+  let prog = compiled.get(network)
+  if (!prog) {
+    const rules = loadSeccompRules()
+      .filter((r: SeccompRule) => r.when === 'always' || network === 'off')
+      .map(({ syscall, action, errno, args }) => ({ syscall, action, ...(errno !== undefined ? { errno } : {}), args }))
+    prog = { bpf: loadNative().binding.compileSeccomp(rules).toString('base64'), rules: rules.length }
+    compiled.set(network, prog)
+  }
+  return prog
+}
+
+export type PlanTemplate = Omit<LauncherPlan, 'argv' | 'env' | 'compat'>
+
+/** The launcher's part of a launch (both modes), without argv/env (filled per run). */
+export function launcherTemplate(ctx: PlanContext, rules: LandlockRule[] | null): PlanTemplate {
+  const { policy, probe } = ctx
+  return {
+    v: 1,
+    cwd: policy.cwd,
+    rlimits: rlimits(policy),
+    landlock: rules && { rules, networkOff: policy.network === 'off', scopeSignal: true, scopeAbstractUnix: policy.network === 'off', log: true },
+    seccomp: probe.seccomp ? seccompProgram(policy.network) : null,
+  }
+}
+
+/** The template of a Landlock-mode launch. */
+export function buildLandlockPlan(ctx: PlanContext) {
+  const ll = ctx.probe.landlockAbi !== null ? landlockRules(ctx.policy) : null
+  return { template: launcherTemplate(ctx, ll?.rules ?? null), enforcement: expectedEnforcement(ctx, ll?.narrowed ?? []) }
+}
+
+export function landlockUnavailable(probe: NativeProbe, consequence: string): MissingProtection {
+  return { protection: 'landlock', explicit: true, reason: `Landlock is unavailable (errno ${probe.landlockErrno}): ${consequence}`, fix: 'boot a kernel ≥ 5.13 with lsm=landlock,… (CONFIG_SECURITY_LANDLOCK=y)' }
+}
+
+export function seccompUnavailable(probe: NativeProbe): MissingProtection {
+  return { protection: 'seccomp', explicit: true, reason: `seccomp filters are unavailable (errno ${probe.seccompErrno})`, fix: 'a kernel with CONFIG_SECCOMP_FILTER' }
+}
+
+function missingFor(ctx: PlanContext): MissingProtection[] {
+  const { policy, probe, explicit } = ctx
+  const missing: MissingProtection[] = []
+  const abi = probe.landlockAbi
+  if (abi === null) {
+    missing.push(landlockUnavailable(probe, 'reads and writes are not confined'))
+  } else {
+    for (const f of LANDLOCK_FEATURES) if (abi < f.abi) missing.push({ protection: f.protection, explicit: false, reason: f.reason, fix: `a kernel with Landlock ABI ${f.abi}` })
+  }
+  if (!probe.seccomp) missing.push(seccompUnavailable(probe))
+  if (policy.network === 'off' && !probe.seccomp && (abi === null || abi < 4)) missing.push({ protection: 'network', explicit: true, reason: 'neither seccomp nor Landlock ABI 4 can block sockets' })
+  if (abi !== null && !policy.writeRoots.includes('/')) {
+    missing.push({ protection: 'file-metadata', explicit: false, reason: 'Landlock (ABI ≤ 7) has no right for chmod/utimes/xattrs: files the caller owns outside the write roots can still have their mode bits (setuid/setgid excepted: seccomp refuses those), timestamps, extended attributes and ACLs changed', fix: 'namespace mode (read-only mounts deny them)' })
+  }
+  if (policy.protectedPaths.length > 0) missing.push({ protection: 'protected-paths', explicit: explicit.has('protected-paths'), reason: 'protected paths inside write roots need namespace mode (read-only bind mounts); Landlock cannot take rights back below a write root without breaking it', fix: 'install bubblewrap and allow unprivileged user namespaces' })
+  return missing
+}
+
+export function globsNote(policy: ResolvedPolicy): string | null {
+  return policy.denyGlobs.length ? `deny-read globs (${policy.denyGlobs.join(', ')}) cover the files that matched at launch only` : null
+}
+
+/** The report fields both modes fill the same way: what the probe offers and the policy asks. */
+export function commonEnforcement(ctx: PlanContext, filesystem: Pick<Enforcement['filesystem'], 'protected' | 'narrowed'>) {
+  const { policy, probe } = ctx
+  return {
+    landlockAbi: probe.landlockAbi,
+    seccomp: probe.seccomp,
+    noNewPrivs: true,
+    capabilitiesDropped: true,
+    network: policy.network,
+    filesystem: { readAll: policy.readAll, readRoots: policy.readRoots, writeRoots: policy.writeRoots, denyRead: policy.denyRead, ...filesystem },
+    envDropped: policy.envDropped,
+  } satisfies Partial<Enforcement>
+}
+
+function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement {
+  const { policy, probe } = ctx
+  const missing = missingFor(ctx)
+  const notes = ['Landlock-only mode: no pid/ipc/network namespaces (host SysV IPC objects the caller can reach stay reachable); the launcher stays as a subreaper supervisor that kills what the command leaves behind (double-forked, setsid) when it exits, times out, is aborted or its caller dies']
+  const globs = globsNote(policy)
+  if (globs) notes.push(globs)
+  if (policy.readRoots.some(coversHostDevices)) notes.push(`host devices are not readable: under /dev only ${DEVICE_FILES.join(', ')}`)
+  if (narrowed.length) notes.push(`to keep denied paths unreadable these directories cannot be listed${policy.writeRoots.some((w) => narrowed.includes(w)) ? ' (nor written directly)' : ''}: ${narrowed.join(', ')}`)
+  return {
+    mode: 'landlock',
+    modeReason: 'Landlock + seccomp in the launcher',
+    status: statusOf(probe.landlockAbi !== null || probe.seccomp, missing),
+    ...commonEnforcement(ctx, { protected: policy.protectedPaths, narrowed }),
+    missing,
+    notes,
+  }
+}

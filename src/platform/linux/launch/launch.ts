@@ -1,0 +1,303 @@
+/**
+ * Start a sandboxed child — the launcher with the plan on fd 3 and the
+ * status pipe on fd 4, or bwrap with the launcher inside — through the
+ * launcher zygote (zygote.ts), and turn its report into a result or a typed
+ * error.
+ *
+ * The child gets an empty environment: LD_PRELOAD and friends in the
+ * caller's environment must not run code in it before it confines anything.
+ * The command's environment travels inside the plan.
+ *
+ * This hot path does not use execa: `npm run bench` shows execa's per-spawn
+ * bookkeeping alone costs more than the whole 1.3× budget cordon has over a
+ * bare spawn. execa is used where a spawn is not per-command (hooks, bwrap
+ * probing, tests).
+ */
+import { openSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { Readable, Writable } from 'node:stream'
+import { SetupError } from '../../../errors.js'
+import { loadNative } from '../../../native/load.js'
+import { errnoName } from '../errno.js'
+import type { LauncherPlan } from '../landlock/plan.js'
+import { closeQuietly, zygoteFor, type ChildExit, type ChildFds, type Zygote } from './zygote.js'
+
+export const PLAN_FD = 3
+export const STATUS_FD = 4
+/** The launcher's own arguments: where to read the plan and write the status. */
+export const LAUNCHER_ARGS: readonly string[] = ['--plan-fd', String(PLAN_FD), '--status-fd', String(STATUS_FD)]
+/** Exit status of the launcher when a confinement step failed. */
+export const EXIT_SETUP = 125
+
+export interface LaunchStatus {
+  ok: boolean
+  landlockAbi?: number
+  fsHandled?: string
+  netHandled?: boolean
+  scoped?: number
+  seccompRules?: number
+  noNewPrivs?: boolean
+  capsDropped?: boolean
+  boundingDropped?: boolean
+  skippedRules?: number
+  step?: string
+  syscall?: string
+  errno?: number
+  detail?: string
+}
+
+export interface LaunchSpec {
+  /** The launcher binary (it runs as the zygote). */
+  launcher: string
+  /** What the child runs: the launcher itself when `file` is `launcher`, else `file args` (bwrap with the launcher inside). */
+  file: string
+  args: string[]
+  plan: LauncherPlan
+  /** Paths bwrap binds by descriptor (`file` is bwrap): opened here, without following symlinks, right before the request. */
+  bindSources?: readonly string[]
+  stdin: 'pipe' | 'ignore' | 'inherit'
+  stdout: 'pipe' | 'inherit' | 'ignore'
+  stderr: 'pipe' | 'inherit' | 'ignore'
+  input?: string | Uint8Array
+  maxBuffer?: number
+}
+
+export interface Exit {
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  /** Output beyond maxBuffer was dropped. */
+  truncated: boolean
+}
+
+/** The started child, as much of a ChildProcess as the sandbox needs. */
+export interface LaunchedChild {
+  pid: number
+  stdin: Writable | null
+  stdout: Readable | null
+  stderr: Readable | null
+  exitCode: number | null
+  signalCode: NodeJS.Signals | null
+  /** Signal the child (`group`: its process group); false when it is already gone. */
+  kill(signal: NodeJS.Signals, group: boolean): boolean
+}
+
+export interface Launched {
+  child: LaunchedChild
+  /** The setup record: resolves as soon as the command started (or setup failed). */
+  started: Promise<LaunchStatus | undefined>
+  /** Everything the launcher said, once the status pipe closed. */
+  final: Promise<FinalStatus>
+  exit: Promise<Exit>
+}
+
+function readAll(stream: Readable | null | undefined, max: number): Promise<{ text: string; truncated: boolean }> {
+  return new Promise((resolve) => {
+    if (!stream) return resolve({ text: '', truncated: false })
+    const chunks: Buffer[] = []
+    let size = 0
+    let truncated = false
+    stream.on('data', (d: Buffer) => {
+      if (size + d.length > max) {
+        truncated = true
+        d = d.subarray(0, Math.max(0, max - size))
+      }
+      size += d.length
+      if (d.length) chunks.push(d)
+    })
+    const done = () => resolve({ text: Buffer.concat(chunks).toString('utf8'), truncated })
+    stream.on('end', done)
+    stream.on('close', done)
+    stream.on('error', done)
+  })
+}
+
+/** The command's wait status as the launcher's supervisor saw it. */
+export interface CommandExit {
+  code?: number
+  signal?: number
+}
+
+export interface FinalStatus {
+  /** The last setup record: ok, or the failing step (an execve failure comes after ok). */
+  setup: LaunchStatus | undefined
+  exit: CommandExit | undefined
+}
+
+/**
+ * The status pipe carries JSON lines: one setup record (`ok: true` with what
+ * was applied, or `ok: false` with the failing step), then, from the
+ * supervisor, one `exit` record with the command's wait status. An error
+ * record after an ok one (execve failed in the child) wins.
+ */
+function statusReader(fd: number): { started: Promise<LaunchStatus | undefined>; final: Promise<FinalStatus> } {
+  let setup: LaunchStatus | undefined
+  let exit: CommandExit | undefined
+  let resolveStarted!: (s: LaunchStatus | undefined) => void
+  let resolveFinal!: (f: FinalStatus) => void
+  const started = new Promise<LaunchStatus | undefined>((r) => (resolveStarted = r))
+  const final = new Promise<FinalStatus>((r) => (resolveFinal = r))
+  let buf = ''
+  const take = (line: string) => {
+    let rec: (LaunchStatus & { exit?: boolean; code?: number; signal?: number; lost?: boolean }) | undefined
+    try {
+      rec = JSON.parse(line)
+    } catch {
+      return
+    }
+    if (!rec) return
+    if (rec.exit) exit = rec.lost ? undefined : { ...(rec.code !== undefined ? { code: rec.code } : {}), ...(rec.signal !== undefined ? { signal: rec.signal } : {}) }
+    else if (!setup || setup.ok) setup = rec
+    if (setup?.ok) resolveStarted(setup) // the command started: `enforcement` need not wait for its end
+  }
+  const done = () => {
+    if (buf) take(buf)
+    buf = ''
+    resolveStarted(setup)
+    resolveFinal({ setup, exit })
+  }
+  // The launcher writes JSON (UTF-8); a character split across two reads is
+  // kept whole by the decoder.
+  const text = new TextDecoder()
+  new (loadNative().binding.FdReader)(fd, (chunk) => {
+    if (!chunk) return done()
+    buf += text.decode(chunk, { stream: true })
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      take(buf.slice(0, i))
+      buf = buf.slice(i + 1)
+    }
+    if (buf.length > 64 * 1024) buf = '' // never an unbounded line
+  })
+  return { started, final }
+}
+
+let devNull: number | undefined
+
+/** Our end and the child's end of one of its standard descriptors. */
+interface StdioPair {
+  mine: number | undefined
+  theirs: number
+  /** The child's end is ours to close once the zygote has it. */
+  owned: boolean
+}
+
+function stdio(kind: 'pipe' | 'ignore' | 'inherit', fd: 0 | 1 | 2, pipe: () => [number, number]): StdioPair {
+  if (kind === 'inherit') return { mine: undefined, theirs: fd, owned: false }
+  if (kind === 'ignore') return { mine: undefined, theirs: (devNull ??= openSync('/dev/null', 'r+')), owned: false }
+  const [r, w] = pipe()
+  return fd === 0 ? { mine: w, theirs: r, owned: true } : { mine: r, theirs: w, owned: true }
+}
+
+/**
+ * The five descriptors of a child: [stdin, stdout, stderr, plan, status].
+ * The plan is a sealed memfd written in full before the child starts
+ * (cordon_sealed_memfd): nothing to feed while it runs, however large.
+ */
+function childDescriptors(spec: LaunchSpec, stdinKind: 'pipe' | 'ignore' | 'inherit'): StdioPair[] {
+  const { binding } = loadNative()
+  const pairs: StdioPair[] = []
+  try {
+    pairs.push(stdio(stdinKind, 0, binding.pipe), stdio(spec.stdout, 1, binding.pipe), stdio(spec.stderr, 2, binding.pipe))
+    pairs.push({ mine: undefined, theirs: binding.sealedMemfd(Buffer.from(JSON.stringify(spec.plan))), owned: true })
+    const [statusR, statusW] = binding.pipe()
+    pairs.push({ mine: statusR, theirs: statusW, owned: true })
+    return pairs
+  } catch (e) {
+    for (const p of pairs) (closeQuietly(p.mine), p.owned && closeQuietly(p.theirs))
+    throw e
+  }
+}
+
+/**
+ * node:net, only for a run that pipes the command's own stdio (streams are
+ * what the caller gets then): loading it costs a `cordon run` with
+ * inherited stdio ~8 ms that it has no use for.
+ */
+let net: typeof import('node:net') | undefined
+const socket = (fd: number, readable: boolean) => new (net ??= createRequire(import.meta.url)('node:net') as typeof import('node:net')).Socket({ fd, readable, writable: !readable })
+const reader = (fd: number | undefined) => (fd === undefined ? null : socket(fd, true))
+const writer = (fd: number | undefined) => (fd === undefined ? null : socket(fd, false))
+
+/**
+ * Open the bind sources of a namespace-mode launch. A path that now meets a
+ * symlink (or a non-directory) on the way was changed after the launch was
+ * planned — by a sandbox still running in the same workspace, most likely —
+ * and is not mounted: the launch stops.
+ */
+function openSources(paths: readonly string[]): number[] {
+  const { binding } = loadNative()
+  const fds: number[] = []
+  try {
+    for (const path of paths) {
+      try {
+        fds.push(binding.openNoFollow(path))
+      } catch (e) {
+        const err = e as { errno?: number; syscall?: string }
+        const errno = err.errno ?? 0
+        throw new SetupError('launch', err.syscall ?? 'openat', errno, errnoName(errno), `${path} changed after the launch was planned (a symlink or a missing directory on the way); refusing to mount it`)
+      }
+    }
+    return fds
+  } catch (e) {
+    for (const fd of fds) closeQuietly(fd)
+    throw e
+  }
+}
+
+function startChild(z: Zygote, spec: LaunchSpec, pairs: StdioPair[]): { pid: number; exited: Promise<ChildExit> } {
+  const fds = pairs.map((p) => p.theirs) as ChildFds
+  let sources: number[] = []
+  try {
+    sources = spec.bindSources?.length ? openSources(spec.bindSources) : []
+    const job = spec.file === spec.launcher ? ({ kind: 'launcher' } as const) : ({ kind: 'exec', file: spec.file, args: spec.args, extraFds: sources } as const)
+    return z.start(job, fds)
+  } catch (e) {
+    for (const p of pairs) closeQuietly(p.mine)
+    throw e
+  } finally {
+    for (const p of pairs) if (p.owned) closeQuietly(p.theirs) // the child has its copies now
+    for (const fd of sources) closeQuietly(fd)
+  }
+}
+
+export function launch(spec: LaunchSpec): Launched {
+  const stdinKind = spec.input !== undefined ? 'pipe' : spec.stdin
+  const z = zygoteFor(spec.launcher)
+  const pairs = childDescriptors(spec, stdinKind)
+  const { pid, exited } = startChild(z, spec, pairs)
+  const [stdin, stdout, stderr] = [writer(pairs[0]!.mine), reader(pairs[1]!.mine), reader(pairs[2]!.mine)]
+  const statusRead = statusReader(pairs[4]!.mine!)
+  if (spec.input !== undefined) {
+    stdin?.on('error', () => {})
+    stdin?.end(spec.input)
+  }
+  const child: LaunchedChild = { pid, stdin, stdout, stderr, exitCode: null, signalCode: null, kill: (signal, group) => z.kill(pid, signal, group) }
+  const max = spec.maxBuffer ?? 64 * 1024 * 1024
+  const out = readAll(stdout, max)
+  const err = readAll(stderr, max)
+  const done = exited.then((x) => {
+    child.exitCode = x.exitCode
+    child.signalCode = x.signal
+    stdin?.destroy() // as node:child_process does: nobody reads it any more
+    return x
+  })
+  const exit = Promise.all([done, out, err]).then(([x, o, e]) => ({
+    exitCode: x.exitCode,
+    signal: x.signal,
+    stdout: o.text,
+    stderr: e.text,
+    truncated: o.truncated || e.truncated,
+  }))
+  return { child, started: statusRead.started, final: statusRead.final, exit }
+}
+
+/** A launcher error record → the typed error the caller sees. */
+export function setupErrorFrom(status: LaunchStatus | undefined, exitCode: number | null | undefined, stderr: string): SetupError {
+  if (status && !status.ok) {
+    const errno = status.errno ?? 0
+    return new SetupError(status.step ?? 'unknown', status.syscall ?? 'unknown', errno, errnoName(errno), status.detail || undefined)
+  }
+  const tail = stderr.trim().split('\n').slice(-3).join(' | ')
+  return new SetupError('launch', 'spawn', 0, 'EUNKNOWN', `the sandbox exited ${exitCode ?? '?'} before reporting${tail ? `: ${tail}` : ''}`)
+}

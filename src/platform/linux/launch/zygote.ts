@@ -1,0 +1,236 @@
+/**
+ * The caller's side of the launcher's spawn server (native/linux/zygote.c).
+ *
+ * Node forks its whole process for every child_process.spawn; on a VM that
+ * alone costs several milliseconds. So cordon starts the launcher once per
+ * caller (per launcher binary and identity; with posix_spawn from the addon,
+ * which does not copy Node's page tables either) as a zygote and asks it,
+ * over a unix socket, to fork a fresh launcher per command. The zygote gets an empty
+ * environment and dies with the caller; each command is supervised exactly
+ * as before (the zygote's child *is* the launcher).
+ *
+ * Requests are synchronous: the reply (the child's pid) arrives once the
+ * zygote has handed the request to its spare, a child forked ahead of time
+ * (tens of microseconds; Node's own spawn blocks until its child has
+ * exec'd). Exits arrive as "pid waitstatus" lines.
+ */
+import { closeSync, fstatSync, openSync } from 'node:fs'
+import { constants } from 'node:os'
+import { SetupError } from '../../../errors.js'
+import type { NativeFdReader } from '../../../native/binding.js'
+import { loadNative } from '../../../native/load.js'
+import { errnoName, signalName } from '../errno.js'
+
+/** How long a request may wait for the zygote's reply before it counts as gone. */
+const REPLY_TIMEOUT_MS = 10_000
+/** A request is one SOCK_SEQPACKET message, bounded by the socket's send buffer (net.core.wmem_default). */
+const MAX_REQUEST_BYTES = 160 * 1024
+/** Errors after which the request/reply stream can no longer be trusted to be in step. */
+const FATAL = new Set(['ETIMEDOUT', 'ECONNRESET', 'EPIPE'])
+
+/** Close a descriptor the addon made (fs.closeSync warns about those in a worker), ignoring errors. */
+export const closeQuietly = (fd: number | undefined) => {
+  if (fd === undefined) return
+  try {
+    loadNative().binding.close(fd)
+  } catch {
+    /* already closed */
+  }
+}
+
+export interface ChildExit {
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+}
+
+/** What a sandboxed child gets as fds 0..4: stdin, stdout, stderr, plan, status. */
+export type ChildFds = [number, number, number, number, number]
+
+/**
+ * Run the launcher (`launcher`) or exec a wrapper such as bwrap (`exec`) in
+ * the child; an exec may take more descriptors, placed on fds 5, 6, … (bwrap's
+ * bind sources).
+ */
+export type ZygoteJob = { kind: 'launcher' } | { kind: 'exec'; file: string; args: readonly string[]; extraFds?: readonly number[] }
+
+/** The zygote takes at most 64 descriptors per request (native/linux/zygote.h). */
+const MAX_FDS = 64
+
+function decodeWaitStatus(status: number): ChildExit {
+  const sig = status & 0x7f
+  if (sig === 0) return { exitCode: (status >> 8) & 0xff, signal: null }
+  return { exitCode: null, signal: signalName(sig) ?? null }
+}
+
+function request(fields: readonly string[]): Buffer {
+  return Buffer.from(fields.map((f) => `${f}\0`).join(''))
+}
+
+class Zygote {
+  /**
+   * Runs waiting for their exit line, by pid. A list, oldest first: should a
+   * pid be reused (a full pid wrap-around) before the previous child's exit
+   * line was read, that line is the older child's, and the zygote reaps and
+   * reports children of one pid in the order they were created.
+   */
+  private readonly waiters = new Map<number, ((exit: ChildExit) => void)[]>()
+  private readonly events: NativeFdReader
+  private readonly pid: number
+  private buffered = ''
+  dead = false
+
+  constructor(
+    launcher: string,
+    private readonly socket: number,
+    peer: number,
+  ) {
+    // Started by the addon with posix_spawn (no fork of the Node process, as
+    // child_process.spawn would do: ~15 ms of a one-shot CLI run).
+    let started: { pid: number; events: number }
+    try {
+      started = loadNative().binding.spawnZygote(launcher, peer)
+    } catch (e) {
+      closeQuietly(socket)
+      const err = e as { errno?: number; syscall?: string }
+      throw new SetupError('launch', err.syscall ?? 'posix_spawn', err.errno ?? 0, errnoName(err.errno ?? 0), `could not start ${launcher} --zygote`)
+    } finally {
+      closeQuietly(peer)
+    }
+    this.pid = started.pid
+    // Gone once its event pipe reaches end of file (or fails): exit lines
+    // read before that are handled first. The lines are ASCII.
+    this.events = new (loadNative().binding.FdReader)(started.events, (d) => (d ? this.onData(d.toString('latin1')) : this.shutdown()))
+    this.events.unref()
+  }
+
+  private onData(d: string): void {
+    this.buffered += d
+    for (let i = this.buffered.indexOf('\n'); i >= 0; i = this.buffered.indexOf('\n')) {
+      const [pid, status] = this.buffered.slice(0, i).split(' ').map(Number)
+      this.buffered = this.buffered.slice(i + 1)
+      const queue = pid === undefined ? undefined : this.waiters.get(pid)
+      const waiter = status === undefined ? undefined : queue?.shift()
+      if (queue?.length === 0) this.waiters.delete(pid!)
+      waiter?.(decodeWaitStatus(status!))
+    }
+    if (this.waiters.size === 0) this.events.unref()
+  }
+
+  /** The zygote is gone: children it had are reported as lost (no status), and it is collected. */
+  private shutdown(): void {
+    if (this.dead) return
+    this.dead = true
+    closeQuietly(this.socket)
+    for (const queue of this.waiters.values()) for (const waiter of queue) waiter({ exitCode: null, signal: null })
+    this.waiters.clear()
+    this.collect(20)
+  }
+
+  /** waitpid() the zygote once it has exited (nothing else will: Node did not start it). */
+  private collect(tries: number): void {
+    if (loadNative().binding.reap(this.pid) || tries <= 0) return
+    setTimeout(() => this.collect(tries - 1), 50).unref()
+  }
+
+  private call(fields: readonly string[], fds: number[]): number {
+    if (this.dead) throw new SetupError('launch', 'zygote', 0, 'ECONNRESET', 'the launcher zygote is gone')
+    const req = request(fields)
+    if (req.length > MAX_REQUEST_BYTES) {
+      throw new SetupError('launch', 'sendmsg', 7, 'E2BIG', `the launch request is ${req.length} bytes (at most ${MAX_REQUEST_BYTES}): too many mounts or arguments`)
+    }
+    try {
+      return loadNative().binding.zygoteCall(this.socket, req, fds, REPLY_TIMEOUT_MS)
+    } catch (e) {
+      const err = e as { errno?: number; syscall?: string; code?: string }
+      // Only a zygote that stopped answering (or vanished) is dropped: its
+      // runs are then torn down by their parent-death signals. A request it
+      // never received (EBADF, EMSGSIZE) leaves the others alone.
+      if (FATAL.has(err.code ?? '')) {
+        try {
+          process.kill(this.pid, 'SIGKILL')
+        } catch {
+          /* already gone */
+        }
+        this.shutdown()
+      }
+      throw new SetupError('launch', err.syscall ?? 'zygote', err.errno ?? 0, errnoName(err.errno ?? 0), 'the launcher zygote did not take the request')
+    }
+  }
+
+  /** Fork one child; resolves `exited` with its wait status. */
+  start(job: ZygoteJob, fds: ChildFds): { pid: number; exited: Promise<ChildExit> } {
+    const umask = process.umask().toString(8)
+    const fields = job.kind === 'launcher' ? ['L', umask] : ['X', umask, job.file, ...job.args]
+    const all = job.kind === 'exec' && job.extraFds?.length ? [...fds, ...job.extraFds] : fds
+    if (all.length > MAX_FDS) {
+      throw new SetupError('launch', 'sendmsg', 7, 'E2BIG', `the launch needs ${all.length} descriptors (at most ${MAX_FDS}): too many protected or pinned paths`)
+    }
+    const pid = this.call(fields, all)
+    if (pid <= 0) throw new SetupError('launch', 'fork', -pid, errnoName(-pid), 'the launcher zygote could not fork')
+    const exited = new Promise<ChildExit>((resolve) => {
+      const queue = this.waiters.get(pid)
+      if (queue) queue.push(resolve)
+      else this.waiters.set(pid, [resolve])
+    })
+    this.events.ref()
+    return { pid, exited }
+  }
+
+  /**
+   * Signal a child (`group`: its whole process group) — only while the
+   * zygote has not reaped it, so a reused pid is never hit.
+   */
+  kill(pid: number, signal: NodeJS.Signals, group: boolean): boolean {
+    if (this.dead || !this.waiters.has(pid)) return false
+    const n = constants.signals[signal]
+    try {
+      return this.call(['K', String(pid), String(n), group ? 'g' : 'p'], []) === 0
+    } catch {
+      return false
+    }
+  }
+}
+
+const zygotes = new Map<string, Zygote>()
+
+/**
+ * A zygote forks every command from the identity and privileges it started
+ * with, so it serves one identity: a caller that changes its uid, gid or
+ * groups (a service dropping root) gets a new zygote, and its later
+ * commands never run with the old identity.
+ */
+function identity(): string {
+  const groups = process.getgroups?.() ?? []
+  return [process.getuid?.(), process.geteuid?.(), process.getgid?.(), process.getegid?.(), [...groups].sort((a, b) => a - b).join(',')].join(':')
+}
+
+/**
+ * Descriptors 0, 1 and 2 must be open before cordon makes any of its own:
+ * otherwise one of them could land there and be handed to a command that
+ * inherits the caller's stdio. A closed one is pointed at /dev/null, which
+ * is what it reads as for the caller anyway.
+ */
+function standardFdsOpen(): void {
+  for (let fd = 0; fd <= 2; fd++) {
+    try {
+      fstatSync(fd)
+    } catch {
+      const opened = openSync('/dev/null', fd === 0 ? 'r' : 'w')
+      if (opened !== fd) closeSync(opened) // fd was opened meanwhile by someone else: fine too
+    }
+  }
+}
+
+/** The zygote for this launcher binary and this identity, started on first use (and again if it died). */
+export function zygoteFor(launcher: string): Zygote {
+  const key = `${identity()}\0${launcher}`
+  const existing = zygotes.get(key)
+  if (existing && !existing.dead) return existing
+  standardFdsOpen()
+  const [mine, peer] = loadNative().binding.seqpacketPair()
+  const z = new Zygote(launcher, mine, peer)
+  zygotes.set(key, z)
+  return z
+}
+
+export type { Zygote }

@@ -1,0 +1,98 @@
+/**
+ * Namespace mode: bwrap builds the namespaces and the filesystem view, then
+ * runs the cordon launcher inside, which still applies no_new_privs,
+ * Landlock and seccomp (defence in depth: a bwrap setup bug or a kernel
+ * mount bug does not open the filesystem by itself).
+ *
+ * Landlock inside gets plain roots — read the read roots, write the write
+ * roots and the private tmpfs dirs — and no "narrowing" around denied paths:
+ * the mounts already hide those, so directories stay listable and writable
+ * as the profile says. Landlock's job here is a second wall for writes and
+ * for read roots narrower than `/` (the view is always `--ro-bind / /`; the
+ * launcher and the command's interpreters must be reachable).
+ */
+import { launcherFor } from '../../../native/load.js'
+import type { ResolvedPolicy } from '../../../profile/resolve.js'
+import { isWithin } from '../../../profile/paths.js'
+import type { Enforcement, MissingProtection } from '../../../sandbox/enforcement.js'
+import { statusOf } from '../../../sandbox/enforcement.js'
+import type { Prepared } from '../../backend.js'
+import { bwrapArgs, fdSources } from './bwrap-args.js'
+import { planMounts, type MountPlan } from './bwrap-mounts.js'
+import type { BwrapInfo } from './bwrap-probe.js'
+import { expandProtected, removeCreated } from './bwrap-protect.js'
+import { DEVICE_FILES, type LandlockRule } from '../landlock/landlock-rules.js'
+import { commonEnforcement, globsNote, landlockUnavailable, launcherTemplate, seccompUnavailable, type PlanContext } from '../landlock/plan.js'
+
+export interface NamespacePlan {
+  prepared: Prepared
+  /** Host directories to create, with a lease, right before the launch. */
+  placeholders: string[]
+}
+
+/** Landlock inside the namespaces: plain roots (the mounts do the masking). */
+export function namespaceLandlockRules(policy: ResolvedPolicy, privateDirs: readonly string[]): LandlockRule[] {
+  const rules: LandlockRule[] = policy.readRoots.map((path) => ({ path, access: ['read'] }))
+  for (const path of [...policy.writeRoots, ...privateDirs, '/dev/shm']) rules.push({ path, access: ['write'] })
+  for (const dev of DEVICE_FILES) if (!policy.denyRead.some((d) => isWithin(dev, d))) rules.push({ path: dev, access: ['dev'] })
+  return rules
+}
+
+function missingFor(ctx: PlanContext): MissingProtection[] {
+  const { policy, probe } = ctx
+  const missing: MissingProtection[] = []
+  if (!probe.seccomp) missing.push(seccompUnavailable(probe))
+  if (probe.landlockAbi === null && !policy.readAll) missing.push(landlockUnavailable(probe, `read roots narrower than / (${policy.readRoots.join(', ')}) are enforced by Landlock only`))
+  if (policy.network === 'off' && !probe.seccomp) {
+    missing.push({ protection: 'network', explicit: false, reason: 'the network namespace blocks IP and abstract unix sockets, but without seccomp the pathname unix sockets of host daemons stay reachable', fix: 'a kernel with CONFIG_SECCOMP_FILTER' })
+  }
+  return missing
+}
+
+function notesFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, protNotes: string[]): string[] {
+  const notes = [
+    `bubblewrap ${bwrap.version ?? '(unknown version)'} at ${bwrap.path}: new user, pid, ipc, uts${bwrap.features.cgroupTry ? ', cgroup (where allowed)' : ''}${ctx.policy.network === 'off' ? ', network' : ''} namespaces; the whole tree dies with the caller`,
+    ctx.probe.landlockAbi !== null ? `Landlock ABI ${ctx.probe.landlockAbi} inside as a second wall` : 'Landlock is unavailable: the mounts alone confine the filesystem',
+    ...bwrap.warnings.map((w) => `bwrap: ${w.detail} (fix: ${w.fix})`),
+    ...protNotes,
+  ]
+  if (mounts.privateDirs.length) notes.push(`private, empty ${mounts.privateDirs.join(' and ')} (discarded after the run)`)
+  if (mounts.placeholders.length) notes.push(`not yet existing protected or denied paths appear as empty read-only directories: ${mounts.placeholders.join(', ')}`)
+  const globs = globsNote(ctx.policy)
+  if (globs) notes.push(globs)
+  return notes
+}
+
+function enforcementFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, protectedPaths: string[], protNotes: string[], modeReason: string): Enforcement {
+  const missing = missingFor(ctx)
+  return {
+    mode: 'namespaces',
+    modeReason,
+    status: statusOf(true, missing),
+    ...commonEnforcement(ctx, { protected: protectedPaths, narrowed: [] }),
+    missing,
+    notes: notesFor(ctx, bwrap, mounts, protNotes),
+  }
+}
+
+export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReason: string): NamespacePlan {
+  const { policy, probe } = ctx
+  const prot = expandProtected(policy.protectedPaths, policy.writeRoots)
+  const mounts = planMounts({ writeRoots: policy.writeRoots, protectedPaths: prot.paths, denyRead: policy.denyRead, visible: [policy.cwd] })
+  const rules = probe.landlockAbi !== null ? namespaceLandlockRules(policy, mounts.privateDirs) : null
+  const launcher = launcherFor(policy.writeRoots)
+  const sources = bwrap.features.bindFd ? fdSources(mounts.ops) : []
+  const args = bwrapArgs({ features: bwrap.features, networkOff: policy.network === 'off', ops: mounts.ops, launcher, sources })
+  return {
+    prepared: {
+      launcher,
+      file: bwrap.path,
+      args,
+      bindSources: sources,
+      ...(prot.removeIfCreated.length ? { afterRun: () => removeCreated(prot.removeIfCreated, policy.writeRoots) } : {}),
+      template: launcherTemplate(ctx, rules),
+      enforcement: enforcementFor(ctx, bwrap, mounts, prot.paths, prot.notes, modeReason),
+    },
+    placeholders: mounts.placeholders,
+  }
+}

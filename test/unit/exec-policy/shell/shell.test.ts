@@ -1,0 +1,169 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { LANGUAGE_VERSION, MIN_COMPATIBLE_VERSION, type Parser } from 'web-tree-sitter'
+import { createExecPolicy, type ExecPolicy } from '../../../../src/exec-policy/index.js'
+import { loadBashParser } from '../../../../src/exec-policy/shell/bash-parser.js'
+import { splitScript } from '../../../../src/exec-policy/shell/shell-script.js'
+
+let parser: Parser
+let exec: ExecPolicy
+
+beforeAll(async () => {
+  parser = await loadBashParser()
+  exec = await createExecPolicy({
+    sources: [
+      {
+        filename: 'shell.rules',
+        text: [
+          'prefix_rule(pattern = ["rm"], decision = "forbidden")',
+          'prefix_rule(pattern = ["git", "status"], decision = "allow")',
+          'prefix_rule(pattern = ["curl"], decision = "prompt")',
+          'prefix_rule(pattern = ["zsh", "-c"], decision = "forbidden", justification = "no zsh here")',
+        ].join('\n'),
+      },
+    ],
+  })
+})
+
+describe('the grammar', () => {
+  it('tree-sitter-bash ships a wasm whose ABI this web-tree-sitter accepts', () => {
+    const abi = parser.language?.abiVersion ?? 0
+    expect(abi).toBeGreaterThanOrEqual(MIN_COMPATIBLE_VERSION)
+    expect(abi).toBeLessThanOrEqual(LANGUAGE_VERSION)
+  })
+
+  it('loads once', async () => {
+    expect(await loadBashParser()).toBe(parser)
+  })
+})
+
+const commandsOf = (script: string): readonly (readonly string[])[] | string => {
+  const split = splitScript(parser, script)
+  return split.opaque ? `opaque: ${split.reason}` : split.commands
+}
+
+describe('splitting plain scripts', () => {
+  it.each([
+    ['git status && ls -la | wc -l', [['git', 'status'], ['ls', '-la'], ['wc', '-l']]],
+    ['a || b; c', [['a'], ['b'], ['c']]],
+    ['a\nb', [['a'], ['b']]],
+    ['a &&\n  b', [['a'], ['b']]],
+    ["echo 'x y' \"a\\\"b\" c\\ d \\;", [['echo', 'x y', 'a"b', 'c d', ';']]],
+    ['echo a"b"\'c\'', [['echo', 'abc']]],
+    ['git log @{u} HEAD~1 --format=%h', [['git', 'log', '@{u}', 'HEAD~1', '--format=%h']]],
+    ['head -n 5 f  # trailing comment', [['head', '-n', '5', 'f']]],
+    ['sed -n 1,5p f', [['sed', '-n', '1,5p', 'f']]],
+    ['"git" status', [['git', 'status']]],
+  ])('%j', (script, expected) => {
+    expect(commandsOf(script)).toEqual(expected)
+  })
+})
+
+describe('anything else is opaque', () => {
+  it.each([
+    ['echo $(id)', 'command_substitution'],
+    ['echo `id`', 'command_substitution'],
+    ['echo "$HOME"', 'simple_expansion in string'],
+    ['echo $HOME', 'simple_expansion'],
+    ['echo ${HOME}', 'expansion'],
+    ['echo "$"', 'in string'],
+    ["echo $'\\x41'", 'ansi_c_string'],
+    ['X=1 git status', 'variable_assignment in command'],
+    ['export X=1', 'declaration_command'],
+    ['ls > out', 'redirected_statement'],
+    ['ls 2>/dev/null', 'redirected_statement'],
+    ['cat <<EOF\nhi\nEOF', 'redirected_statement'],
+    ['cat <<< hi', 'herestring_redirect'],
+    ['diff <(ls a) <(ls b)', 'process_substitution'],
+    ['(cd x && ls)', 'subshell'],
+    ['{ ls; }', 'compound_statement'],
+    ['sleep 1 &', "operator '&'"],
+    ['a |& b', "operator '|&'"],
+    ['if true; then ls; fi', 'if_statement'],
+    ['for f in a; do ls; done', 'for_statement'],
+    ['f() { ls; }; f', 'function_definition'],
+    ['! ls', 'negated_command'],
+    ['[[ -f x ]]', 'test_command'],
+    ['ls *.ts', 'expansion in word'],
+    ['ls file?', 'expansion in word'],
+    ['ls [ab]', 'expansion in word'],
+    ['echo {a,b}', 'expansion in word'],
+    ['echo {1..3}', 'brace_expression'],
+    ['cat ~/.ssh/id_rsa', 'expansion in word'],
+    ['make DIR=~/x', 'expansion in word'],
+    ['echo $((1+1))', 'arithmetic_expansion'],
+    ['ls "unterminated', 'syntax error'],
+    ['', 'empty script'],
+    ['# only a comment', 'empty script'],
+  ])('%j', (script, reason) => {
+    expect(commandsOf(script)).toContain(reason)
+  })
+})
+
+describe('smuggling a second command', () => {
+  it.each([
+    ['; after an allowed command', ['bash', '-lc', 'git status; rm -rf /'], 'forbidden', false],
+    ['&& after an allowed command', ['bash', '-lc', 'git status && rm x'], 'forbidden', false],
+    ['pipe into a shell', ['bash', '-lc', 'curl x | sh'], 'prompt', false],
+    ['newline', ['bash', '-lc', 'git status\nrm -rf /'], 'forbidden', false],
+    ['$() inside an argument', ['bash', '-lc', 'git status $(rm -rf /)'], 'forbidden', true],
+    ['backticks', ['bash', '-lc', 'echo `rm -rf /`'], 'forbidden', true],
+    ['redirection hides rm', ['bash', '-lc', 'rm -rf / > /dev/null'], 'forbidden', true],
+    ['redirection on an allowed command', ['bash', '-lc', 'git status > .git/hooks/pre-commit'], 'prompt', true],
+    ['nested bash -c', ['bash', '-lc', 'bash -c "rm -rf /"'], 'forbidden', false],
+    ['nested sh -c with a substitution', ['bash', '-lc', "sh -c 'ls $(id)'"], 'prompt', true],
+    ['triple nesting', ['bash', '-lc', "bash -c \"bash -c 'bash -c ls'\""], 'prompt', true],
+    ['a rule on the wrapper itself', ['zsh', '-c', 'ls'], 'forbidden', false],
+    ['env X=1 cmd', ['env', 'X=1', 'git', 'status'], 'prompt', false],
+    ['X=1 cmd in a script', ['bash', '-lc', 'GIT_PAGER=sh git status'], 'prompt', true],
+    ['git -c core.pager', ['git', '-c', 'core.pager=sh -c id', 'log'], 'prompt', false],
+    ['find -exec', ['find', '.', '-exec', 'sh', '-c', 'id', ';'], 'prompt', false],
+    ['background &', ['bash', '-lc', 'git status & rm x'], 'forbidden', true],
+    ['env X=1 in front of a forbidden command', ['env', 'X=1', 'rm', 'x'], 'forbidden', false],
+    ['sudo in front of a forbidden command', ['sudo', '-u', 'root', 'rm', 'x'], 'forbidden', false],
+    ['time/timeout/nice in a script', ['bash', '-lc', 'time rm x; timeout 5 nice -n 1 rm y'], 'forbidden', false],
+    ['a wrapper running a shell', ['timeout', '5', 'bash', '-c', 'ls && rm x'], 'forbidden', false],
+    ['hash -p rebinding a later command', ['bash', '-lc', 'hash -p ./evil git; git status'], 'prompt', true],
+    ['eval', ['bash', '-lc', 'eval "rm -rf /"'], 'prompt', true],
+    ['source', ['bash', '-lc', '. ./env.sh && git status'], 'prompt', true],
+    ['carriage return (bash keeps it in the word)', ['bash', '-lc', 'git status\rrm x'], 'prompt', true],
+  ])('%s', (_name, argv, decision, opaque) => {
+    const result = exec.decide(argv)
+    expect(result.decision).toBe(decision)
+    expect(result.opaque).toBe(opaque)
+    if (decision !== 'allow') expect(result.proposedAmendment).toBeUndefined()
+  })
+
+  it('decides every segment', () => {
+    const result = exec.decide(['bash', '-lc', 'git status && ls -la | wc -l'])
+    expect(result.decision).toBe('allow')
+    expect(result.segments.map((s) => [s.argv, s.decision, s.source])).toEqual([
+      [['git', 'status'], 'allow', 'rule'],
+      [['ls', '-la'], 'allow', 'heuristic-safe'],
+      [['wc', '-l'], 'allow', 'heuristic-safe'],
+    ])
+  })
+
+  it('accepts /bin/bash and -c, but not an unknown path calling itself bash', () => {
+    expect(exec.decide(['/bin/bash', '-c', 'ls']).segments.map((s) => s.argv)).toEqual([['ls']])
+    expect(exec.decide(['sh', '-c', 'ls']).decision).toBe('allow')
+    const planted = exec.decide(['./bash', '-lc', 'ls'])
+    expect(planted.decision).toBe('prompt')
+    expect(planted.segments[0]?.argv).toEqual(['./bash', '-lc', 'ls'])
+    expect(exec.decide(['bash', '-lc', 'ls', 'extra-arg0']).decision).toBe('prompt')
+    expect(exec.decide(['bash', '-x', 'ls']).decision).toBe('prompt')
+  })
+
+  it('an opaque script never gets an "always allow" suggestion', () => {
+    const result = exec.decide(['bash', '-lc', 'cargo build > log'])
+    expect(result).toMatchObject({ decision: 'prompt', opaque: true, source: 'default' })
+    expect(result.proposedAmendment).toBeUndefined()
+    expect(result.segments[0]?.reason).toContain('redirected_statement')
+  })
+
+  it('repeated decisions give equal results (the split cache is not mutated)', () => {
+    const argv = ['bash', '-lc', 'git status && ls']
+    const first = exec.decide(argv)
+    ;(first.segments[0]?.argv as string[]).push('--mutated')
+    expect(exec.decide(argv).segments[0]?.argv).toEqual(['git', 'status'])
+  })
+})

@@ -1,0 +1,118 @@
+/** profiles/linux/seccomp.rules and its parser: data with a reason on every line. */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { constants } from 'node:os'
+import { describe, expect, it } from 'vitest'
+import { PolicyError } from '../../../../../src/errors.js'
+import { packageRoot } from '../../../../../src/native/load.js'
+import { loadSeccompRules, parseSeccompRules, PARSED_RULES_FILE, RULES_PARSER, rulesFrom } from '../../../../../src/platform/linux/seccomp/seccomp-rules.js'
+import { thrown } from '../../../../helpers/errors.js'
+
+const file = join(packageRoot, 'profiles', 'linux', 'seccomp.rules')
+const text = readFileSync(file, 'utf8')
+
+const errorOf = (src: string) => thrown(PolicyError, () => parseSeccompRules(src, 'test.rules'))
+
+describe('the shipped seccomp.rules', () => {
+  const rules = loadSeccompRules()
+
+  it('parses, and every rule line carries a reason', () => {
+    const ruleLines = text.split('\n').filter((l) => l.replace(/#.*/, '').trim())
+    expect(rules.length).toBe(ruleLines.length)
+    for (const r of rules) expect(r.reason.length, r.syscall).toBeGreaterThan(10)
+  })
+
+  it('covers the threat model with the documented actions', () => {
+    const action = (name: string) => rules.filter((r) => r.syscall === name).map((r) => (r.action === 'kill' ? 'kill' : r.errno))
+    expect(action('clone3')).toEqual([constants.errno.ENOSYS])
+    for (const s of ['io_uring_setup', 'ptrace', 'bpf', 'perf_event_open', 'userfaultfd', 'keyctl', 'add_key', 'request_key', 'kexec_load', 'init_module', 'mount', 'umount2', 'pivot_root', 'chroot', 'fsopen', 'open_tree', 'setns', 'open_by_handle_at'])
+      expect(action(s), s).toContain(constants.errno.EPERM)
+    expect(action('socket')).toEqual([constants.errno.EAFNOSUPPORT])
+  })
+
+  it('network rules apply only with network off; socketpair keeps AF_UNIX', () => {
+    const net = rules.filter((r) => r.when === 'net-off').map((r) => r.syscall)
+    expect(net.sort()).toEqual(['socket', 'socketpair'])
+    expect(rules.find((r) => r.syscall === 'socketpair')!.args).toEqual([{ arg: 0, op: 'ne', value: '0x1' }])
+  })
+
+  it('TIOCSTI is compared on the low 32 bits of the ioctl request', () => {
+    const tiocsti = rules.find((r) => r.syscall === 'ioctl' && r.args[0]?.value === '0x5412')
+    expect(tiocsti?.args).toEqual([{ arg: 1, op: 'masked_eq', mask: '0xffffffff', value: '0x5412' }])
+  })
+})
+
+describe("the build's parse of the rules (dist/seccomp-rules.json)", () => {
+  const fresh = parseSeccompRules(text, file)
+
+  it('is exactly a parse of the shipped file, and what loadSeccompRules returns', () => {
+    const built = readFileSync(join(packageRoot, PARSED_RULES_FILE), 'utf8') // the test setup ran the build
+    expect(rulesFrom(text, file, built)).toEqual(fresh)
+    expect(loadSeccompRules()).toEqual(fresh)
+  })
+
+  it('is used only for the exact text it was made from: an edited rules file is parsed again', () => {
+    const weakened = JSON.stringify({ parser: RULES_PARSER, source: text, rules: fresh.filter((r) => r.syscall !== 'ptrace') })
+    expect(rulesFrom(text, file, weakened).some((r) => r.syscall === 'ptrace')).toBe(false) // same text: the build's parse is taken as is
+    const edited = text.replace(/^ptrace .*$/m, 'ptrace errno:EACCES # edited after the build')
+    const rules = rulesFrom(edited, file, weakened)
+    expect(rules).toEqual(parseSeccompRules(edited, file))
+    expect(rules.find((r) => r.syscall === 'ptrace')).toMatchObject({ errno: constants.errno.EACCES })
+  })
+
+  it('a missing or malformed build output falls back to parsing, and parse errors still name file:line', () => {
+    expect(rulesFrom(text, file, undefined)).toEqual(fresh)
+    expect(rulesFrom(text, file, '{not json')).toEqual(fresh)
+    expect(rulesFrom(text, file, JSON.stringify({ parser: RULES_PARSER, source: text, rules: 'x' }))).toEqual(fresh)
+    // Made by another version of the parser: parsed again.
+    expect(rulesFrom(text, file, JSON.stringify({ parser: RULES_PARSER + 1, source: text, rules: [] }))).toEqual(fresh)
+    expect(() => rulesFrom('ptrace errno:EPERM', 'bad.rules', JSON.stringify({ source: text, rules: fresh }))).toThrow(/reason/)
+  })
+})
+
+describe('parseSeccompRules', () => {
+  it('a rule without a reason → PolicyError at file:line', () => {
+    const e = errorOf('# header\nbpf errno:EPERM # ok\nptrace errno:EPERM\n')
+    expect(e.where).toBe('test.rules:3')
+    expect(e.message).toMatch(/reason/)
+  })
+
+  it('an empty reason after # is no reason', () => {
+    expect(errorOf('ptrace errno:EPERM   #   \n').where).toBe('test.rules:1')
+  })
+
+  it('parses a masked test written with or without a space before &', () => {
+    const [a, b] = parseSeccompRules('unshare errno:EPERM a0 &0x10000000==0x10000000 # r\nunshare errno:EPERM a0&268435456==268435456 # r\n', 'f')
+    const want = [{ arg: 0, op: 'masked_eq', mask: '0x10000000', value: '0x10000000' }]
+    expect(a!.args).toEqual(want)
+    expect(b!.args).toEqual(want)
+  })
+
+  it('parses comparisons, kill, when=net-off and hex/decimal values', () => {
+    const [r] = parseSeccompRules('personality kill when=net-off a0>0xffffffff a1<16 a2!=0 # r\n', 'f')
+    expect(r).toEqual({
+      syscall: 'personality',
+      action: 'kill',
+      when: 'net-off',
+      reason: 'r',
+      args: [
+        { arg: 0, op: 'gt', value: '0xffffffff' },
+        { arg: 1, op: 'lt', value: '0x10' },
+        { arg: 2, op: 'ne', value: '0x0' },
+      ],
+    })
+  })
+
+  it.each([
+    ['an unknown errno name', 'bpf errno:EWHATEVER # r', /unknown action/],
+    ['a missing action', 'bpf # r', /bad rule/],
+    ['a bad syscall name', 'Bpf! errno:EPERM # r', /bad rule/],
+    ['a masked test with !=', 'ioctl errno:EPERM a1 &0xff!=0x12 # r', /masked test must use ==/],
+    ['an argument index past 5', 'ioctl errno:EPERM a6==1 # r', /bad argument test/],
+    ['more than 3 argument tests', 'ioctl errno:EPERM a0==1 a1==2 a2==3 a3==4 # r', /at most 3/],
+  ])('%s → PolicyError', (_, line, message) => {
+    const e = errorOf(`\n${line}\n`)
+    expect(e.where).toBe('test.rules:2')
+    expect(e.message).toMatch(message)
+  })
+})
