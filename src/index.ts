@@ -3,11 +3,11 @@ export { createSandbox, type Sandbox } from './sandbox/sandbox.js'
 export type { SandboxOptions, RunOptions } from './sandbox/options.js'
 export type { SandboxProcess } from './sandbox/run.js'
 export type { SandboxResult } from './sandbox/result.js'
-export type { Enforcement, MissingProtection, EnforcementMode } from './sandbox/enforcement.js'
+export type { Enforcement, MissingProtection, EnforcementMode, LinuxEnforcement, PlatformEnforcement, WideningLimits } from './platform/enforcement.js'
 export { profileSchema, filesystemSchema, envSchema, limitsSchema, type Profile, type ProfileInput, type SandboxMode, type Compat } from './profile/schema.js'
 export { loadProfile, BUILTIN_PROFILES, DEFAULT_PROFILE } from './profile/profiles.js'
 export { hardenProcess } from './harden.js'
-export { doctor, type DoctorReport } from './doctor.js'
+export { doctor, type DoctorReport, type DoctorCheck } from './doctor.js'
 export * from './errors.js'
 
 // Exec policy: Codex-compatible .rules, tree-sitter-bash splitting, heuristics.

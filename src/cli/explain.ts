@@ -1,7 +1,16 @@
 /** `cordon explain [run options]`: the enforcement report for a profile here, without running anything. */
 import { createSandbox } from '../sandbox/sandbox.js'
+import type { PlatformEnforcement } from '../platform/enforcement.js'
 import type { Io } from './io.js'
 import { optionsFromArgs } from './run.js'
+
+/** The backend's own facts, one line. */
+function platformLine(p: PlatformEnforcement): string {
+  switch (p.os) {
+    case 'linux':
+      return `landlock ABI: ${p.landlockAbi ?? 'none'}; seccomp: ${p.seccomp}`
+  }
+}
 
 export function explainCommand(argv: readonly string[], io: Io): number {
   const { options, json } = optionsFromArgs([...argv, '--', 'true'])
@@ -13,7 +22,7 @@ export function explainCommand(argv: readonly string[], io: Io): number {
       return 0
     }
     io.stdout(`mode: ${e.mode} (${e.modeReason})\nstatus: ${e.status}\n`)
-    io.stdout(`landlock ABI: ${e.landlockAbi ?? 'none'}; seccomp: ${e.seccomp}; network: ${e.network}\n`)
+    io.stdout(`${platformLine(e.platform)}; network: ${e.network}\n`)
     io.stdout(`read: ${e.filesystem.readAll ? 'all' : e.filesystem.readRoots.join(', ')}\nwrite: ${e.filesystem.writeRoots.join(', ')}\n`)
     io.stdout(`deny read: ${e.filesystem.denyRead.join(', ') || '(none)'}\nprotected: ${e.filesystem.protected.join(', ') || '(none)'}\n`)
     for (const m of e.missing) io.stdout(`missing: ${m.protection} — ${m.reason}${m.fix ? ` (fix: ${m.fix})` : ''}\n`)

@@ -13,6 +13,7 @@ import { AbortError, PolicyError } from '../errors.js'
 import type { CommandDecision, ExecPolicy } from '../exec-policy/index.js'
 import { createSandbox as defaultCreateSandbox, type Sandbox } from '../sandbox/sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
+import type { WideningLimits } from '../platform/enforcement.js'
 import type { Approver } from './approval/approval.js'
 import type { ApprovalSettings } from './approval/approval-mode.js'
 import { runAttempt } from './attempt.js'
@@ -85,7 +86,7 @@ class OrchestratorImpl implements Orchestrator {
   private readonly deciders: Deciders
   private readonly make: (options: SandboxOptions) => Sandbox
   private stop = new AbortController()
-  private writableRoots: string[] | undefined
+  private facts: { writeRoots: string[]; widening?: WideningLimits } | undefined
 
   constructor(raw: OrchestratorOptions) {
     this.o = parseWith(orchestratorOptionsSchema, raw ?? {}, 'createOrchestrator options')
@@ -172,7 +173,7 @@ class OrchestratorImpl implements Orchestrator {
     const escalatedFirst = requirement.kind === 'skip' ? requirement.sandbox === 'escalated' : req.sandboxPermissions === 'require_escalated'
     const widening = escalatedFirst ? noSandboxWidening(this.base, this.o.allowUnsandboxed) : undefined
     const runOpts = { ...(req.timeout ? { timeout: req.timeout } : {}), ...(req.input !== undefined ? { input: req.input } : {}), ...(req.env ? { env: req.env } : {}), signal }
-    const first = await runAttempt({ index: 1, options: applyWidening(this.base, widening), widening, approval, command: pre.command, cwd, run: runOpts, createSandbox: this.make })
+    const first = await runAttempt({ index: 1, options: applyWidening(this.base, widening, widening && this.wideningLimits()), widening, approval, command: pre.command, cwd, run: runOpts, createSandbox: this.make })
     rec.attempts.push(first)
     if (first.error) return rec.finish('error', first.error.message)
     if (first.result?.aborted) throw new AbortError('aborted while the command ran', rec.snapshot('completed'))
@@ -218,21 +219,34 @@ class OrchestratorImpl implements Orchestrator {
     return policy.decide(command, { resolve: { PATH, cwd, writableRoots: this.writeRoots() } })
   }
 
-  /** The profile's write roots (a PATH entry inside one cannot be trusted to name a program). */
-  private writeRoots(): string[] {
-    if (!this.writableRoots) {
+  /**
+   * Facts from the base sandbox's own report, asked once: the profile's
+   * write roots (a PATH entry inside one cannot be trusted to name a
+   * program) and what a widening may cover in its mode.
+   */
+  private baseFacts(): { writeRoots: string[]; widening?: WideningLimits } {
+    if (!this.facts) {
       try {
         const sb = this.make(this.base)
         try {
-          this.writableRoots = sb.report().filesystem.writeRoots
+          const e = sb.report()
+          this.facts = { writeRoots: e.filesystem.writeRoots, widening: e.widening }
         } finally {
           sb.close()
         }
       } catch {
-        this.writableRoots = [this.baseCwd] // the report failed: at least the workspace is writable
+        this.facts = { writeRoots: [this.baseCwd] } // the report failed: at least the workspace is writable
       }
     }
-    return this.writableRoots
+    return this.facts
+  }
+
+  private writeRoots(): string[] {
+    return this.baseFacts().writeRoots
+  }
+
+  private wideningLimits(): WideningLimits | undefined {
+    return this.baseFacts().widening
   }
 
   private requirement(decision: CommandDecision, req: ExecRequestParsed): Requirement {

@@ -1,17 +1,106 @@
-/** What a platform backend hands the sandbox: what to spawn and what it will enforce. */
-import type { Enforcement } from '../sandbox/enforcement.js'
-import type { PlanTemplate } from './linux/landlock/plan.js'
+/**
+ * The seam between the platform-neutral sandbox (src/sandbox) and one
+ * operating system's confinement. A backend plans a launch from a resolved
+ * profile, says what it will enforce, starts the command, and gives back
+ * what the launch held. Nothing above this interface knows how a backend
+ * confines: it reads the enforcement report.
+ *
+ * The prepared plan is opaque: callers get its enforcement report and hand
+ * the plan back to `start` and `release`, nothing else.
+ */
+import type { Readable, Writable } from 'node:stream'
+import type { ResolvedPolicy } from '../profile/resolve.js'
+import type { Compat, SandboxMode } from '../profile/schema.js'
+import type { Enforcement, EnforcementMode } from './enforcement.js'
 
-export interface Prepared {
-  /** The launcher binary: it runs as the zygote that forks every child. */
-  launcher: string
-  /** What the child runs: the launcher itself (`file` = `launcher`), or bwrap with the launcher inside. */
-  file: string
-  args: string[]
-  /** Namespace mode: paths bwrap binds by descriptor (`--bind-fd 5…`), opened without following symlinks at launch. */
-  bindSources?: string[]
-  /** Checks once the command has run (namespace mode: a planted gitdir `commondir` removed); each returns notes for the report. */
-  afterRun?: () => string[]
-  template: PlanTemplate
+export interface PlanRequest {
+  policy: ResolvedPolicy
+  mode: SandboxMode
+  /** Protections the caller named explicitly (compat default: refuse when they are missing). */
+  explicit: ReadonlySet<string>
+  /** Linux namespace mode: the bwrap to use instead of the well-known locations. */
+  bwrap?: string | undefined
+}
+
+/** A planned launch. Only the backend that made it can start or release it. */
+export interface PreparedLaunch {
+  readonly enforcement: Enforcement
+}
+
+export interface StartRequest {
+  argv: string[]
+  /** The command's whole environment (`NAME=value`), already filtered by the profile. */
+  env: string[]
+  compat: Compat
+  stdin: 'pipe' | 'ignore' | 'inherit'
+  stdout: 'pipe' | 'inherit' | 'ignore'
+  stderr: 'pipe' | 'inherit' | 'ignore'
+  input?: string | Uint8Array
+  maxBuffer?: number
+}
+
+/** How a started run ended: the command's own status, its output, and what was enforced. */
+export interface RunEnd {
+  exitCode: number | null
+  /** Signal name as node:child_process reports it (`SIGSYS` for a seccomp kill). */
+  signal: string | null
+  stdout: string
+  stderr: string
+  truncated: boolean
   enforcement: Enforcement
+}
+
+export interface StartedRun {
+  pid: number | undefined
+  stdin: Writable | null
+  stdout: Readable | null
+  stderr: Readable | null
+  /** Signal the command's process group. */
+  kill(signal: NodeJS.Signals): void
+  /** End the run for good (timeout, abort): the command and everything it left behind. */
+  stop(): void
+  /**
+   * What was applied, once the command started. Rejects with a SetupError
+   * when confinement failed; resolves `undefined` when `stop()` came first.
+   */
+  started: Promise<Enforcement | undefined>
+  /** The end of the run. Rejects with a SetupError when confinement failed (never for a stop of ours). */
+  finished: Promise<RunEnd>
+}
+
+export interface DoctorCheck {
+  mechanism: string
+  ok: boolean
+  /** Works, with a caveat worth acting on (a bwrap version with known bugs). */
+  warning?: boolean
+  detail: string
+  fix?: string
+}
+
+export interface DoctorReport {
+  platform: string
+  /** Kernel or OS version. */
+  kernel: string
+  checks: DoctorCheck[]
+  /** Each mode of this backend and whether it works here. */
+  modes: Record<string, boolean>
+  /** What `mode: 'auto'` picks here, and why. */
+  auto: { mode: EnforcementMode; reason: string }
+  /** Linux: why namespace mode is unavailable (absent when it works). */
+  namespaces?: { cause: string; reason: string; fix: string }
+}
+
+export interface PlatformBackend {
+  readonly platform: NodeJS.Platform
+  /** What a launch would enforce here, without creating anything. */
+  report(req: PlanRequest): Enforcement
+  /** Plan one launch; throws typed errors before anything runs. What it holds is given back by `release`. */
+  prepare(req: PlanRequest): PreparedLaunch
+  start(prepared: PreparedLaunch, req: StartRequest): StartedRun
+  /** Give back what a launch held, once its command has ended (or never started). */
+  release(prepared: PreparedLaunch): void
+  /** Give back what no launch holds any more (a sandbox was closed). */
+  releaseIdle(): void
+  /** What this host can enforce, mechanism by mechanism, with the fix for what it cannot. */
+  doctor(): DoctorReport
 }

@@ -5,7 +5,7 @@
  */
 import { UnsupportedError } from '../errors.js'
 import type { Compat } from '../profile/schema.js'
-import type { Enforcement } from './enforcement.js'
+import type { Enforcement } from '../platform/enforcement.js'
 
 export function checkCompat(e: Enforcement, compat: Compat | undefined, unsandboxed: boolean): void {
   if (e.status === 'none' && !unsandboxed) {

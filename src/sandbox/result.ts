@@ -1,5 +1,5 @@
 /** The result of a sandboxed run: execa-like fields plus the enforcement report. */
-import type { Enforcement } from './enforcement.js'
+import type { Enforcement } from '../platform/enforcement.js'
 
 export interface SandboxResult {
   command: string[]

@@ -7,15 +7,14 @@
 import { chmodSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from 'node:fs'
 import { tmpdir as osTmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { UnsupportedError } from '../errors.js'
 import { loadProfile, DEFAULT_PROFILE } from '../profile/profiles.js'
 import { resolvePolicy, type ResolvedPolicy } from '../profile/resolve.js'
 import type { CanonCache } from '../profile/paths.js'
 import type { Profile, ProfileInput } from '../profile/schema.js'
-import { prepareLinux, releaseIdlePlaceholders, releasePrepared } from '../platform/linux/index.js'
-import type { Prepared } from '../platform/backend.js'
+import type { PlanRequest, PlatformBackend, PreparedLaunch } from '../platform/backend.js'
+import { backendFor } from '../platform/index.js'
 import { checkCompat } from './compat.js'
-import type { Enforcement } from './enforcement.js'
+import type { Enforcement } from '../platform/enforcement.js'
 import { parseSandboxOptions, type ParsedSandboxOptions, type SandboxOptions } from './options.js'
 import { startRun, type RunOptions, type SandboxProcess } from './run.js'
 import type { SandboxResult } from './result.js'
@@ -52,21 +51,24 @@ function mergeProfile(base: Profile, o: ParsedSandboxOptions): { profile: Profil
   return { profile, explicitProtected }
 }
 
-class LinuxSandbox implements Sandbox {
+class PlatformSandbox implements Sandbox {
   readonly cwd: string
   readonly profileName: string
   private readonly profile: Profile
   private readonly explicit: Set<string>
   private readonly baseEnv: NodeJS.ProcessEnv
   private tmp: string | undefined
+  private readonly backend: PlatformBackend
   /** The launch prepare() planned last, until track() takes it. */
-  private launched: Prepared | undefined
+  private launched: PreparedLaunch | undefined
   private readonly canonCache: CanonCache = new Map()
   /** Runs started and not yet ended: the temp dir is removed only when none is left (close()). */
   private active = 0
   private closed = false
 
   constructor(private readonly options: ParsedSandboxOptions) {
+    // First: an unsupported platform is refused before anything is created.
+    this.backend = backendFor()
     this.cwd = resolve(options.cwd ?? process.cwd())
     const spec = options.profile ?? DEFAULT_PROFILE
     const loaded = loadProfile(spec as string | ProfileInput)
@@ -88,26 +90,26 @@ class LinuxSandbox implements Sandbox {
     return resolvePolicy({ profile: this.profile, profileName: this.profileName, cwd: this.cwd, tmpdir: this.tmpdir(), baseEnv: this.baseEnv, cache: this.canonCache })
   }
 
+  private planRequest(): PlanRequest {
+    return { policy: this.resolve(), mode: this.options.mode, explicit: this.explicit, bwrap: this.options.bwrap }
+  }
+
   /** Resolve and plan one launch; throws typed errors before anything runs. */
-  prepare(): { prepared: Prepared; policy: ResolvedPolicy } {
-    if (process.platform !== 'linux') {
-      throw new UnsupportedError('sandbox backend', 'linux', process.platform, 'the macOS and Windows backends ship in a later version')
-    }
-    const policy = this.resolve()
-    const prepared = prepareLinux(this.options.mode, { policy, explicit: this.explicit, bwrap: this.options.bwrap })
+  prepare(): { backend: PlatformBackend; prepared: PreparedLaunch; policy: ResolvedPolicy } {
+    const req = this.planRequest()
+    const prepared = this.backend.prepare(req)
     try {
-      checkCompat(prepared.enforcement, this.options.compat, policy.unsandboxed)
+      checkCompat(prepared.enforcement, this.options.compat, req.policy.unsandboxed)
     } catch (err) {
-      releasePrepared(prepared)
+      this.backend.release(prepared)
       throw err
     }
     this.launched = prepared
-    return { prepared, policy }
+    return { backend: this.backend, prepared, policy: req.policy }
   }
 
   report(): Enforcement {
-    const policy = this.resolve()
-    return prepareLinux(this.options.mode, { policy, explicit: this.explicit, bwrap: this.options.bwrap }, { materialize: false }).enforcement
+    return this.backend.report(this.planRequest())
   }
 
   /** Start one run; what its launch holds (namespace-mode placeholder leases) is given back when it ends. */
@@ -117,7 +119,7 @@ class LinuxSandbox implements Sandbox {
     try {
       proc = start()
     } catch (err) {
-      if (this.launched) releasePrepared(this.launched)
+      if (this.launched) this.backend.release(this.launched)
       this.launched = undefined
       if (this.closed && this.active === 0) this.removeTmp() // a run after close() that never started
       throw err
@@ -126,7 +128,7 @@ class LinuxSandbox implements Sandbox {
     this.launched = undefined
     this.active++
     const done = () => {
-      if (prepared) releasePrepared(prepared)
+      if (prepared) this.backend.release(prepared)
       if (--this.active === 0 && this.closed) this.removeTmp()
     }
     // (releasePrepared and removeTmp do not throw: this runs as a promise reaction.)
@@ -151,7 +153,7 @@ class LinuxSandbox implements Sandbox {
    */
   close(): void {
     this.closed = true
-    releaseIdlePlaceholders()
+    this.backend.releaseIdle()
     if (this.active === 0) this.removeTmp()
   }
 
@@ -192,8 +194,8 @@ function ownerWritable(dir: string): void {
   for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) ownerWritable(join(dir, e.name))
 }
 
-export type { LinuxSandbox }
+export type { PlatformSandbox }
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
-  return new LinuxSandbox(parseSandboxOptions(options))
+  return new PlatformSandbox(parseSandboxOptions(options))
 }

@@ -7,12 +7,12 @@
 import { accessSync, constants, realpathSync, statSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { isWithin } from '../../profile/paths.js'
-import type { Enforcement } from '../../sandbox/enforcement.js'
+import type { Enforcement } from '../../platform/enforcement.js'
 
 /**
- * `private-tmp`: in namespace mode /tmp and /var/tmp are private, empty
- * tmpfs mounts unless a write root covers them, so a host path below them
- * outside the write roots does not exist for the command (it fails with
+ * `private-tmp`: a private directory of the attempt (namespace mode: /tmp
+ * and /var/tmp, unless a write root covers them) is empty for the command,
+ * so a host path below it outside the write roots does not exist there (it fails with
  * ENOENT, or "succeeds" into the discarded tmpfs — which nothing can see).
  *
  * `narrowed`: a directory whose own listing is withheld so that a denied
@@ -105,18 +105,15 @@ export function absoluteFrom(cwd: string, p: string): string | undefined {
   return isAbsolute(p) ? p : resolve(cwd, p)
 }
 
-/** Mirrors the namespace backend's mount plan (platform/linux/namespaces/bwrap-mounts.ts). */
-const PRIVATE_DIRS = ['/tmp', '/var/tmp']
-
 /**
- * A path the namespace sandbox hid: under a private tmp dir no write root
- * covers, outside the write roots, and present on the host (its directory
- * exists here, so the command's ENOENT was the sandbox's view, not the host's).
+ * A path the sandbox hid: under one of the attempt's private directories
+ * (the report's `filesystem.privateDirs`), outside the write roots, and
+ * present on the host (its directory exists here, so the command's ENOENT
+ * was the sandbox's view, not the host's).
  */
 export function hiddenByPrivateTmp(e: Enforcement, path: string): boolean {
-  if (e.mode !== 'namespaces') return false
   const fs = e.filesystem
-  const priv = PRIVATE_DIRS.find((d) => isUnder(path, d) && path !== d)
+  const priv = fs.privateDirs.find((d) => isUnder(path, d) && path !== d)
   if (!priv || fs.writeRoots.some((r) => isUnder(priv, r) || isUnder(path, r))) return false
   const parent = dirname(path)
   if (parent === priv) return false // a direct child is created inside the private tmpfs: no error at all

@@ -60,7 +60,7 @@ export async function escalate(ctx: EscalationContext, first: AttemptRecord): Pr
   if (approval.decision !== 'approved') return { escalation: { attempted: false, widening, approval: approval.record, refused } }
   const attempt = await runAttempt({
     index: 2,
-    options: applyWidening(ctx.base, widening),
+    options: applyWidening(ctx.base, widening, enforcement.widening),
     widening,
     approval: approval.record,
     command: ctx.command,

@@ -12,7 +12,7 @@
 import { loadProfile, DEFAULT_PROFILE } from '../../profile/profiles.js'
 import type { ProfileInput } from '../../profile/schema.js'
 import type { SandboxOptions } from '../../sandbox/options.js'
-import type { Enforcement } from '../../sandbox/enforcement.js'
+import type { Enforcement, WideningLimits } from '../../platform/enforcement.js'
 import type { Denial } from '../denial/denial.js'
 import { dirname } from 'node:path'
 import { isUnder, nearestExistingDir } from '../denial/path-rules.js'
@@ -88,8 +88,12 @@ export function noSandboxWidening(options: SandboxOptions, allowUnsandboxed: boo
   return { write: ['/'], read: ['/'], network: true, full: true, unsandboxed }
 }
 
-/** Sandbox options for an attempt with `widening` applied on top of `base`. */
-export function applyWidening(base: SandboxOptions, widening: Widening | undefined): SandboxOptions {
+/**
+ * Sandbox options for an attempt with `widening` applied on top of `base`.
+ * `limits` are what the base sandbox's own report says a widening may not
+ * cover in its mode, and which mode can grant it instead.
+ */
+export function applyWidening(base: SandboxOptions, widening: Widening | undefined, limits?: WideningLimits): SandboxOptions {
   if (!widening) return base
   if (widening.unsandboxed) {
     const profile = loadProfile((base.profile ?? DEFAULT_PROFILE) as string | ProfileInput)
@@ -97,10 +101,13 @@ export function applyWidening(base: SandboxOptions, widening: Widening | undefin
     return { ...base, profile: { ...profile, name: `${profile.name ?? 'custom'}+unsandboxed`, unsandboxed: true } }
   }
   const out: SandboxOptions = { ...base, write: [...(base.write ?? []), ...widening.write] }
-  // The namespace backend refuses a write root that contains its own bwrap
-  // binary (the command could replace it); "write everywhere" therefore runs
-  // in Landlock mode, which keeps the read masks by narrowing.
-  if (widening.full) out.mode = 'landlock'
+  // A mode may be unable to grant a write root over something it must keep
+  // out of the command's reach (namespace mode: its own bwrap binary, which
+  // the command could replace for the next launch). The report names the
+  // mode that can — for "write everywhere", Landlock mode, which keeps the
+  // read masks by narrowing.
+  const excluded = limits?.writeExcluded.some((x) => widening.write.some((w) => isUnder(x, w)))
+  if (excluded && limits?.modeForExcluded) out.mode = limits.modeForExcluded
   if (widening.read.length > 0) out.read = [...(base.read ?? []), ...widening.read]
   if (widening.network) out.network = 'on'
   return out

@@ -20,10 +20,6 @@ export function enforcementFor(options: SandboxOptions, cwd: string): Enforcemen
     mode: 'landlock',
     modeReason: 'fake',
     status: 'full',
-    landlockAbi: 6,
-    seccomp: true,
-    noNewPrivs: true,
-    capabilitiesDropped: true,
     network: options.network ?? 'off',
     filesystem: {
       readAll: true,
@@ -32,10 +28,13 @@ export function enforcementFor(options: SandboxOptions, cwd: string): Enforcemen
       denyRead: [...(options.denyRead ?? [])],
       protected: [`${cwd}/.git/hooks`],
       narrowed: [],
+      privateDirs: [],
     },
     envDropped: [],
     missing: [],
     notes: [],
+    widening: { writeExcluded: [] },
+    platform: { os: 'linux', landlockAbi: 6, seccomp: true, noNewPrivs: true, capabilitiesDropped: true },
   }
 }
 

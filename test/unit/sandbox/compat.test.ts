@@ -2,14 +2,15 @@
 import { describe, expect, it } from 'vitest'
 import { UnsupportedError } from '../../../src/errors.js'
 import { checkCompat } from '../../../src/sandbox/compat.js'
-import type { Enforcement, MissingProtection } from '../../../src/sandbox/enforcement.js'
+import type { Enforcement, MissingProtection } from '../../../src/platform/enforcement.js'
 import { thrown } from '../../helpers/errors.js'
 
 function enforcement(status: Enforcement['status'], missing: MissingProtection[]): Enforcement {
   return {
-    mode: 'landlock', modeReason: '', status, landlockAbi: 7, seccomp: true, noNewPrivs: true, capabilitiesDropped: true, network: 'off',
-    filesystem: { readAll: true, readRoots: ['/'], writeRoots: [], denyRead: [], protected: [], narrowed: [] },
-    envDropped: [], missing, notes: [],
+    mode: 'landlock', modeReason: '', status, network: 'off',
+    filesystem: { readAll: true, readRoots: ['/'], writeRoots: [], denyRead: [], protected: [], narrowed: [], privateDirs: [] },
+    envDropped: [], missing, notes: [], widening: { writeExcluded: [] },
+    platform: { os: 'linux', landlockAbi: 7, seccomp: true, noNewPrivs: true, capabilitiesDropped: true },
   }
 }
 const implicit: MissingProtection = { protection: 'protected-paths', explicit: false, reason: 'needs namespace mode' }

@@ -13,7 +13,7 @@ describe('Landlock-mode report', () => {
     const sb = createSandbox({ cwd: dir, mode: 'landlock' })
     const e = sb.report()
     sb.close()
-    expect(e).toMatchObject({ mode: 'landlock', status: 'partial', noNewPrivs: true, capabilitiesDropped: true, network: 'off' })
+    expect(e).toMatchObject({ mode: 'landlock', status: 'partial', platform: { os: 'linux', noNewPrivs: true, capabilitiesDropped: true }, network: 'off' })
     expect(e.missing).toContainEqual(expect.objectContaining({ protection: 'protected-paths', explicit: false }))
     expect(e.filesystem.writeRoots).toContain(dir)
   })

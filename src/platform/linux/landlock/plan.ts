@@ -7,8 +7,8 @@
 import type { NativeProbe } from '../../../native/binding.js'
 import { loadNative } from '../../../native/load.js'
 import type { ResolvedPolicy } from '../../../profile/resolve.js'
-import type { Enforcement, MissingProtection } from '../../../sandbox/enforcement.js'
-import { statusOf } from '../../../sandbox/enforcement.js'
+import type { Enforcement, MissingProtection } from '../../enforcement.js'
+import { statusOf } from '../../enforcement.js'
 import { coversHostDevices, DEVICE_FILES, landlockRules, type LandlockRule } from './landlock-rules.js'
 import { LANDLOCK_FEATURES } from '../probe.js'
 import { loadSeccompRules, type SeccompRule } from '../seccomp/seccomp-rules.js'
@@ -105,16 +105,18 @@ export function globsNote(policy: ResolvedPolicy): string | null {
 }
 
 /** The report fields both modes fill the same way: what the probe offers and the policy asks. */
-export function commonEnforcement(ctx: PlanContext, filesystem: Pick<Enforcement['filesystem'], 'protected' | 'narrowed'>) {
+export function commonEnforcement(
+  ctx: PlanContext,
+  filesystem: Pick<Enforcement['filesystem'], 'protected' | 'narrowed' | 'privateDirs'>,
+  widening: Enforcement['widening'],
+) {
   const { policy, probe } = ctx
   return {
-    landlockAbi: probe.landlockAbi,
-    seccomp: probe.seccomp,
-    noNewPrivs: true,
-    capabilitiesDropped: true,
     network: policy.network,
     filesystem: { readAll: policy.readAll, readRoots: policy.readRoots, writeRoots: policy.writeRoots, denyRead: policy.denyRead, ...filesystem },
     envDropped: policy.envDropped,
+    widening,
+    platform: { os: 'linux', landlockAbi: probe.landlockAbi, seccomp: probe.seccomp, noNewPrivs: true, capabilitiesDropped: true },
   } satisfies Partial<Enforcement>
 }
 
@@ -130,7 +132,7 @@ function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement 
     mode: 'landlock',
     modeReason: 'Landlock + seccomp in the launcher',
     status: statusOf(probe.landlockAbi !== null || probe.seccomp, missing),
-    ...commonEnforcement(ctx, { protected: policy.protectedPaths, narrowed }),
+    ...commonEnforcement(ctx, { protected: policy.protectedPaths, narrowed, privateDirs: [] }, { writeExcluded: [] }),
     missing,
     notes,
   }

@@ -11,12 +11,12 @@
  * for read roots narrower than `/` (the view is always `--ro-bind / /`; the
  * launcher and the command's interpreters must be reachable).
  */
-import { launcherFor } from '../../../native/load.js'
+import { launcherFor } from '../launcher-path.js'
 import type { ResolvedPolicy } from '../../../profile/resolve.js'
 import { isWithin } from '../../../profile/paths.js'
-import type { Enforcement, MissingProtection } from '../../../sandbox/enforcement.js'
-import { statusOf } from '../../../sandbox/enforcement.js'
-import type { Prepared } from '../../backend.js'
+import type { Enforcement, MissingProtection } from '../../enforcement.js'
+import { statusOf } from '../../enforcement.js'
+import type { LinuxPrepared } from '../prepared.js'
 import { bwrapArgs, fdSources } from './bwrap-args.js'
 import { planMounts, type MountPlan } from './bwrap-mounts.js'
 import type { BwrapInfo } from './bwrap-probe.js'
@@ -25,7 +25,7 @@ import { DEVICE_FILES, type LandlockRule } from '../landlock/landlock-rules.js'
 import { commonEnforcement, globsNote, landlockUnavailable, launcherTemplate, seccompUnavailable, type PlanContext } from '../landlock/plan.js'
 
 export interface NamespacePlan {
-  prepared: Prepared
+  prepared: LinuxPrepared
   /** Host directories to create, with a lease, right before the launch. */
   placeholders: string[]
 }
@@ -69,7 +69,14 @@ function enforcementFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, p
     mode: 'namespaces',
     modeReason,
     status: statusOf(true, missing),
-    ...commonEnforcement(ctx, { protected: protectedPaths, narrowed: [] }),
+    ...commonEnforcement(
+      ctx,
+      { protected: protectedPaths, narrowed: [], privateDirs: mounts.privateDirs },
+      // A write root over bwrap itself is refused (namespaceSupport): the
+      // command could replace it for the next launch. Landlock mode runs
+      // the launcher copy from outside every write root instead.
+      { writeExcluded: [bwrap.path], modeForExcluded: 'landlock' },
+    ),
     missing,
     notes: notesFor(ctx, bwrap, mounts, protNotes),
   }

@@ -60,8 +60,17 @@ describe('no-sandbox requests', () => {
 
   it('the widened options keep the profile, its denyRead and add write / and network', () => {
     const base = { profile: 'read-only', cwd: ws, denyRead: ['/srv/secret'] }
-    const opts = applyWidening(base, noSandboxWidening(base, true))
-    expect(opts).toEqual({ profile: 'read-only', cwd: ws, denyRead: ['/srv/secret'], write: ['/'], read: ['/'], network: 'on', mode: 'landlock' })
+    const opts = applyWidening(base, noSandboxWidening(base, true), { writeExcluded: [] })
+    expect(opts).toEqual({ profile: 'read-only', cwd: ws, denyRead: ['/srv/secret'], write: ['/'], read: ['/'], network: 'on' })
+  })
+
+  it('a widening over what the mode must keep out of reach runs in the mode the report names', () => {
+    const base = { profile: 'read-only', cwd: ws }
+    const limits = { writeExcluded: ['/usr/bin/bwrap'], modeForExcluded: 'landlock' as const }
+    expect(applyWidening(base, noSandboxWidening(base, true), limits).mode).toBe('landlock')
+    const narrow = { write: [join(ws, 'out')], read: [], network: false, full: false, unsandboxed: false }
+    expect(applyWidening(base, narrow, limits).mode).toBeUndefined()
+    expect(applyWidening(base, { ...narrow, write: ['/usr'] }, limits).mode).toBe('landlock')
   })
 
   it('unconfined only when allowed and nothing is denied for reading', () => {

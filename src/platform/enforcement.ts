@@ -1,0 +1,70 @@
+/**
+ * The enforcement report: what a sandbox enforces (or enforced) here, and
+ * what it could not. Status `full` means every requested protection is in
+ * force; `partial` lists the rest in `missing`; `none` means no confinement.
+ *
+ * Every backend fills the common fields the same way; what only one
+ * operating system has (Landlock's ABI, seccomp) lives in `platform`, a
+ * union discriminated by `os`. Layers above the backends (the
+ * orchestrator's denial attribution and escalation) read facts from here —
+ * `filesystem.privateDirs`, `widening` — and never from one backend's plan.
+ */
+export type EnforcementMode = 'landlock' | 'namespaces' | 'none'
+
+export interface MissingProtection {
+  /** Stable id, e.g. `protected-paths`, `signal-scope`, `landlock`. */
+  protection: string
+  reason: string
+  /** True when the caller asked for it explicitly (compat default: refuse). */
+  explicit: boolean
+  fix?: string
+}
+
+/** Linux: what the launcher applied (or will apply) in either mode. */
+export interface LinuxEnforcement {
+  os: 'linux'
+  /** The Landlock ABI in force, null when Landlock is not applied. */
+  landlockAbi: number | null
+  seccomp: boolean
+  noNewPrivs: boolean
+  capabilitiesDropped: boolean
+}
+
+/** One member per backend; macOS and Windows members come with their backends. */
+export type PlatformEnforcement = LinuxEnforcement
+
+/** What a wider attempt may add in this mode, as the backend that planned it sees it. */
+export interface WideningLimits {
+  /** Paths a write root must not cover in this mode (the command could replace them before the next launch). */
+  writeExcluded: string[]
+  /** The mode a widening that covers one of `writeExcluded` must run in instead (absent: nothing to switch to). */
+  modeForExcluded?: Exclude<EnforcementMode, 'none'>
+}
+
+export interface Enforcement {
+  mode: EnforcementMode
+  modeReason: string
+  status: 'full' | 'partial' | 'none'
+  network: 'off' | 'on'
+  filesystem: {
+    readAll: boolean
+    readRoots: string[]
+    writeRoots: string[]
+    denyRead: string[]
+    protected: string[]
+    /** Directories narrowed so a denied path below them stays unreadable (Landlock mode). */
+    narrowed: string[]
+    /** Directories the command sees private and empty instead of the host's (namespace mode: /tmp, /var/tmp unless a write root covers them). */
+    privateDirs: string[]
+  }
+  envDropped: string[]
+  missing: MissingProtection[]
+  notes: string[]
+  widening: WideningLimits
+  platform: PlatformEnforcement
+}
+
+export function statusOf(mechanismApplied: boolean, missing: readonly MissingProtection[]): Enforcement['status'] {
+  if (!mechanismApplied) return 'none'
+  return missing.length === 0 ? 'full' : 'partial'
+}

@@ -1,0 +1,144 @@
+/**
+ * Planning a Linux launch: choose the mode, build the plan, name what to spawn.
+ *
+ * - `landlock`: the launcher is spawned directly (Landlock + seccomp).
+ * - `namespaces`: bwrap is spawned and runs the same launcher inside new
+ *   namespaces (bwrap-mode.ts). When namespaces are unavailable the request
+ *   falls back to Landlock with a missing `namespaces` entry that the caller
+ *   named explicitly — so compat `hard` and the default refuse, naming the
+ *   cause and the fix, and only `best-effort` runs without them.
+ * - `auto`: namespaces when the probe says they work, else Landlock; the
+ *   report says which mode ran, why, and what the fallback lacks.
+ */
+import { PolicyError } from '../../errors.js'
+import type { ResolvedPolicy } from '../../profile/resolve.js'
+import { launcherFor } from './launcher-path.js'
+import { zygoteFor } from './launch/zygote.js'
+import type { SandboxMode } from '../../profile/schema.js'
+import type { Enforcement } from '../enforcement.js'
+import { statusOf } from '../enforcement.js'
+import { buildLandlockPlan, rlimits, type PlanContext } from './landlock/plan.js'
+import { probeHost } from './probe.js'
+import { LAUNCHER_ARGS } from './launch/launch.js'
+import type { LinuxPrepared as Prepared } from './prepared.js'
+import { bwrapInWritableRoot } from './namespaces/bwrap-locate.js'
+import { buildNamespacePlan, type NamespacePlan } from './namespaces/bwrap-mode.js'
+import { acquirePlaceholder, releasePlaceholder } from './namespaces/bwrap-placeholders.js'
+import { probeNamespaces, type NamespaceSupport } from './namespaces/bwrap-probe.js'
+
+export { releaseIdlePlaceholders } from './namespaces/bwrap-placeholders.js'
+
+export interface LinuxContext extends Omit<PlanContext, 'probe'> {
+  /** Absolute path of bwrap to use instead of /usr/bin/bwrap, /usr/local/bin/bwrap. */
+  bwrap?: string | undefined
+}
+
+export interface PrepareOptions {
+  /** Create the host-side placeholders a namespace-mode launch needs (false for a report). */
+  materialize?: boolean
+}
+
+const releases = new WeakMap<Prepared, () => void>()
+
+/** Give back what a launch held (placeholder leases) once its command has exited. */
+export function releasePrepared(prepared: Prepared): void {
+  const release = releases.get(prepared)
+  releases.delete(prepared)
+  release?.()
+}
+
+/** The probe's answer, plus the per-policy rule: bwrap must not lie in a writable root. */
+export function namespaceSupport(policy: ResolvedPolicy, bwrap?: string): NamespaceSupport {
+  const ns = probeNamespaces(bwrap)
+  if (!ns.ok) return ns
+  const root = bwrapInWritableRoot(ns.bwrap, policy.writeRoots)
+  if (!root) return ns
+  return {
+    ok: false,
+    cause: 'bwrap-in-writable-root',
+    reason: `bwrap ${ns.bwrap.path} lies inside the writable root ${root}: the sandboxed command could replace it and the next launch would run the replacement unconfined`,
+    fix: 'use a bwrap outside every writable root (/usr/bin/bwrap from the bubblewrap package)',
+  }
+}
+
+function materialize(plan: NamespacePlan): Prepared {
+  const leases: string[] = []
+  try {
+    for (const dir of plan.placeholders) leases.push(acquirePlaceholder(dir))
+  } catch (err) {
+    for (const l of leases) releasePlaceholder(l)
+    throw err
+  }
+  if (leases.length) releases.set(plan.prepared, () => leases.forEach(releasePlaceholder))
+  return plan.prepared
+}
+
+function launcherPrepared(ctx: PlanContext, modeReason: string): Prepared {
+  const { template, enforcement } = buildLandlockPlan(ctx)
+  enforcement.modeReason = modeReason
+  const launcher = launcherFor(ctx.policy.writeRoots)
+  return { launcher, file: launcher, args: [...LAUNCHER_ARGS], template, enforcement }
+}
+
+/** Landlock instead of namespaces: say why, what is lost, and how to get namespaces. */
+function fallback(ctx: PlanContext, mode: 'auto' | 'namespaces', ns: Extract<NamespaceSupport, { ok: false }>): Prepared {
+  const head = mode === 'auto' ? 'auto' : 'namespaces requested'
+  const prepared = launcherPrepared(ctx, `${head}: namespace mode is unavailable (${ns.cause}: ${ns.reason}); ran Landlock + seccomp only`)
+  const e: Enforcement = prepared.enforcement
+  for (const m of e.missing) if (m.protection === 'protected-paths') m.fix = ns.fix
+  e.missing.unshift({
+    protection: 'namespaces',
+    explicit: mode === 'namespaces',
+    reason: `namespace mode is unavailable: ${ns.reason}. Landlock-only mode lacks read-only protected paths inside write roots and pid/ipc/uts/network isolation (host processes are visible; a double-forked setsid child outlives the run)`,
+    fix: ns.fix,
+  })
+  e.status = statusOf(e.platform.landlockAbi !== null || e.platform.seccomp, e.missing)
+  return prepared
+}
+
+export function prepareLinux(mode: SandboxMode, ctx: LinuxContext, opts: PrepareOptions = {}): Prepared {
+  const probe = probeHost()
+  if (ctx.policy.unsandboxed) return unsandboxed(ctx.policy)
+  // A launch follows: have the zygote for this launcher start now, so its
+  // exec and first fork run on another CPU while the plan below is built
+  // (a one-shot CLI otherwise waits for them after planning).
+  if (opts.materialize !== false) zygoteFor(launcherFor(ctx.policy.writeRoots))
+  const full: PlanContext = { policy: ctx.policy, explicit: ctx.explicit, probe }
+  if (mode === 'landlock') return launcherPrepared(full, 'requested: Landlock + seccomp in the launcher')
+  const ns = namespaceSupport(ctx.policy, ctx.bwrap)
+  if (!ns.ok) return fallback(full, mode, ns)
+  const why = mode === 'auto' ? 'auto: bubblewrap and unprivileged user namespaces work here' : 'requested'
+  const plan = buildNamespacePlan(full, ns.bwrap, `${why}: namespaces (bwrap) + Landlock and seccomp in the launcher`)
+  return opts.materialize === false ? plan.prepared : materialize(plan)
+}
+
+/**
+ * A profile with `unsandboxed: true` still goes through the launcher (new
+ * session, closed fds, env policy, rlimits, no capabilities, no_new_privs)
+ * but without Landlock or seccomp. Refused when anything is denied for
+ * reading: a denied read is never dropped.
+ */
+function unsandboxed(policy: ResolvedPolicy): Prepared {
+  if (policy.denyRead.length || policy.denyGlobs.length) {
+    throw new PolicyError('an unsandboxed profile cannot deny reads (set filesystem.denySecrets: false and denyRead: [] to run without a sandbox)', { where: 'profile.unsandboxed' })
+  }
+  const launcher = launcherFor(policy.writeRoots)
+  return {
+    launcher,
+    file: launcher,
+    args: [...LAUNCHER_ARGS],
+    template: { v: 1, cwd: policy.cwd, rlimits: rlimits(policy), landlock: null, seccomp: null },
+    enforcement: {
+      mode: 'none',
+      modeReason: 'the profile asked for no sandbox (unsandboxed: true)',
+      status: 'none',
+      network: 'on',
+      filesystem: { readAll: true, readRoots: ['/'], writeRoots: ['/'], denyRead: [], protected: [], narrowed: [], privateDirs: [] },
+      envDropped: policy.envDropped,
+      missing: [],
+      notes: ['no filesystem, network or syscall confinement'],
+      widening: { writeExcluded: [] },
+      platform: { os: 'linux', landlockAbi: null, seccomp: false, noNewPrivs: true, capabilitiesDropped: true },
+    },
+  }
+}

@@ -1,0 +1,17 @@
+/** The Linux backend's own plan of one launch: what to spawn, and what it will enforce. */
+import type { Enforcement } from '../enforcement.js'
+import type { PlanTemplate } from './landlock/plan.js'
+
+export interface LinuxPrepared {
+  /** The launcher binary: it runs as the zygote that forks every child. */
+  launcher: string
+  /** What the child runs: the launcher itself (`file` = `launcher`), or bwrap with the launcher inside. */
+  file: string
+  args: string[]
+  /** Namespace mode: paths bwrap binds by descriptor (`--bind-fd 5…`), opened without following symlinks at launch. */
+  bindSources?: string[]
+  /** Checks once the command has run (namespace mode: a planted gitdir `commondir` removed); each returns notes for the report. */
+  afterRun?: () => string[]
+  template: PlanTemplate
+  enforcement: Enforcement
+}

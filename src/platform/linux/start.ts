@@ -1,0 +1,115 @@
+/**
+ * Starting a planned Linux launch and reading how it ended: the launcher's
+ * setup record becomes the applied enforcement (or a SetupError), its
+ * supervisor's exit record the command's own status, and a stop (timeout,
+ * abort) goes through the supervisor so nothing the command left behind
+ * survives it.
+ */
+import type { Enforcement } from '../enforcement.js'
+import type { RunEnd, StartedRun, StartRequest } from '../backend.js'
+import { signalName } from './errno.js'
+import { launch, setupErrorFrom, type LaunchedChild, type LaunchStatus } from './launch/launch.js'
+import type { LinuxPrepared } from './prepared.js'
+
+/** How long the supervisor gets to sweep the command's tree before the group is SIGKILLed. */
+const TEARDOWN_GRACE_MS = 1000
+
+/**
+ * Stop a run for good (timeout, abort): SIGUSR2 asks the launcher's
+ * supervisor to kill the command and everything it left behind (also
+ * setsid()'d descendants, which a process-group kill misses); in namespace
+ * mode it ends bwrap, which takes the pid namespace down. A group SIGKILL
+ * follows if the launcher is still there after the grace period.
+ *
+ * In namespace mode the signal waits for the launcher's first record while
+ * bwrap is still setting up: bwrap's child asks for SIGKILL on bwrap's death
+ * (--die-with-parent) only some way into its setup, and a bwrap killed before
+ * that leaves the child — and the launcher and command it goes on to run —
+ * orphaned and running (CI: an abort right after the spawn left `sleep 30`
+ * running to its end). Once the launcher reports, that request is in place.
+ */
+function tearDown(child: LaunchedChild, wrapped: boolean, reported: () => boolean, started: Promise<unknown>): void {
+  const stop = () => void child.kill('SIGUSR2', false)
+  if (wrapped && !reported()) void started.then(stop, stop)
+  else stop()
+  const fallback = setTimeout(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL', true)
+  }, TEARDOWN_GRACE_MS)
+  fallback.unref()
+}
+
+/** The planned report with what the launcher says it applied. */
+function applied(expected: Enforcement, st: LaunchStatus): Enforcement {
+  const notes = [...expected.notes]
+  if (st.skippedRules) notes.push(`${st.skippedRules} Landlock rule path(s) vanished between planning and launch (fewer rights, not more)`)
+  return {
+    ...expected,
+    platform: {
+      os: 'linux',
+      landlockAbi: st.landlockAbi ? st.landlockAbi : null,
+      seccomp: (st.seccompRules ?? -1) >= 0,
+      noNewPrivs: st.noNewPrivs === true,
+      capabilitiesDropped: st.capsDropped === true,
+    },
+    notes,
+  }
+}
+
+export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedRun {
+  const plan = { ...prepared.template, argv: req.argv, env: req.env, compat: req.compat }
+  const { child, started: status, final, exit } = launch({
+    launcher: prepared.launcher,
+    file: prepared.file,
+    args: prepared.args,
+    ...(prepared.bindSources?.length ? { bindSources: prepared.bindSources } : {}),
+    plan,
+    stdin: req.stdin,
+    stdout: req.stdout,
+    stderr: req.stderr,
+    ...(req.input !== undefined ? { input: req.input } : {}),
+    ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}),
+  })
+  let stopped = false
+  let reported = false
+  void status.then(() => (reported = true))
+  // A stop of ours that lands before the launcher reports is that stop, not
+  // a setup failure; a launcher error record always is one.
+  const stoppedFirst = (st: LaunchStatus | undefined) => st === undefined && stopped
+  const started = status.then((st) => {
+    if (stoppedFirst(st)) return undefined
+    if (!st?.ok) throw setupErrorFrom(st, undefined, '')
+    return applied(prepared.enforcement, st)
+  })
+  started.catch(() => {}) // observed through `finished` as well
+  const finished = Promise.all([exit, final]).then(([r, { setup: st, exit: cmd }]): RunEnd => {
+    if (!st?.ok && !stoppedFirst(st)) throw setupErrorFrom(st, r.exitCode, r.stderr)
+    // Torn down by us without a record from the supervisor (it was stopped
+    // mid-setup, or bwrap took the namespace down): the command was killed.
+    const killed = stopped && !cmd
+    const enforced = st?.ok ? applied(prepared.enforcement, st) : { ...prepared.enforcement, notes: [...prepared.enforcement.notes, 'stopped before the launcher reported: nothing of the command ran'] }
+    const after = prepared.afterRun?.() ?? []
+    return {
+      // The supervisor's record is the command's own wait status (bwrap, in
+      // namespace mode, could only pass on 128+N).
+      exitCode: cmd ? (cmd.code ?? null) : killed ? null : r.exitCode,
+      signal: cmd ? (cmd.signal !== undefined ? (signalName(cmd.signal) ?? `SIG${cmd.signal}`) : null) : killed ? 'SIGKILL' : r.signal,
+      stdout: r.stdout,
+      stderr: r.stderr,
+      truncated: r.truncated,
+      enforcement: after.length ? { ...enforced, notes: [...enforced.notes, ...after] } : enforced,
+    }
+  })
+  return {
+    pid: child.pid,
+    stdin: child.stdin,
+    stdout: child.stdout,
+    stderr: child.stderr,
+    kill: (signal) => void child.kill(signal, true),
+    stop: () => {
+      stopped = true
+      tearDown(child, prepared.file !== prepared.launcher, () => reported, status)
+    },
+    started,
+    finished,
+  }
+}
