@@ -1,7 +1,8 @@
 /**
- * Kernel surface and syscall-filter bypasses (threat-model.md § Kernel
- * surface): each call must be refused by the seccomp filter with the exact
- * errno of profiles/linux/seccomp.rules, or kill the process (foreign ABIs).
+ * Kernel surface and syscall-filter bypasses
+ * (threat-model.md § Kernel surface and syscall-filter bypasses): each call
+ * must be refused by the seccomp filter with the exact errno of
+ * profiles/linux/seccomp.rules, or kill the process (foreign ABIs).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { describeEscape, Escape, outcomeOf } from '../../helpers/escape.js'

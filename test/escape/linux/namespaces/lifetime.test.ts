@@ -1,7 +1,8 @@
 /**
- * Processes (threat-model.md § Processes): in namespace mode the sandboxed
- * tree cannot outlive its caller — not even a double-forked, setsid'd
- * grandchild — and the host's processes are invisible from inside.
+ * Process lifetime (threat-model.md § Processes and privilege): in both
+ * modes the sandboxed tree cannot outlive its caller — not even a
+ * double-forked, setsid'd grandchild — and in namespace mode the host's
+ * processes are invisible from inside.
  *
  * Processes are found from outside by a unique marker in their command line
  * (/proc/<pid>/cmdline on the host), since pids inside are namespaced.

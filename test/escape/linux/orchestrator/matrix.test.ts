@@ -47,8 +47,9 @@ const DENIED_BY: Record<Action, Profile[]> = {
 
 /**
  * Exception: under full-access every PATH directory is writable, so a bare
- * `ls` cannot be trusted to be the system's ls (threat model: a binary
- * shadowing an approved one) and untrusted mode asks for it.
+ * `ls` cannot be trusted to be the system's ls and untrusted mode asks for
+ * it (threat-model.md § The orchestrator: a binary shadowing an approved
+ * one).
  */
 function firstPrompt(profile: Profile, mode: ApprovalMode, action: Action): First {
   if (profile === 'full-access' && mode === 'untrusted' && action === 'safe') return 'ask'

@@ -1,6 +1,6 @@
 /*
- * files.c — filesystem escape attempts: reading denied paths by every
- * indirection the threat model lists, and modifying paths outside the
+ * files.c — filesystem escape attempts: reading denied paths through the
+ * indirections of threat-model.md § Files, and modifying paths outside the
  * writable roots. Paths come from the test (all inside its temp dirs, except
  * the host /tmp, /etc, /proc/sys and /sys checks, which undo what they do).
  */
