@@ -89,7 +89,7 @@ function fallback(ctx: PlanContext, mode: 'auto' | 'namespaces', ns: Extract<Nam
   e.missing.unshift({
     protection: 'namespaces',
     explicit: mode === 'namespaces',
-    reason: `namespace mode is unavailable: ${ns.reason}. Landlock-only mode lacks read-only protected paths inside write roots and pid/ipc/uts/network isolation (host processes are visible; a double-forked setsid child outlives the run)`,
+    reason: `namespace mode is unavailable: ${ns.reason}. Landlock-only mode lacks read-only protected paths inside write roots and pid/ipc/uts/network isolation (host processes and SysV IPC are visible; the launcher's supervisor, not a pid namespace, kills what the command leaves behind)`,
     fix: ns.fix,
   })
   e.status = statusOf(e.platform.landlockAbi !== null || e.platform.seccomp, e.missing)
