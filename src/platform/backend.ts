@@ -20,6 +20,8 @@ export interface PlanRequest {
   explicit: ReadonlySet<string>
   /** Linux namespace mode: the bwrap to use instead of the well-known locations. */
   bwrap?: string | undefined
+  /** The caller accepts a run whose filesystem nothing confines: a confinement that fails at launch is then reported, not fatal. */
+  allowUnconfinedFilesystem?: boolean
 }
 
 /** A planned launch. Only the backend that made it can start or release it. */

@@ -44,9 +44,18 @@ export interface WideningLimits {
 export interface Enforcement {
   mode: EnforcementMode
   modeReason: string
+  /**
+   * `full`: everything asked for is in force; `partial`: see `missing`;
+   * `none`: nothing confines the filesystem (or nothing applies at all) —
+   * never `partial` when every file the caller can reach is reachable.
+   */
   status: 'full' | 'partial' | 'none'
+  /** The confinement mechanisms in force (Linux: `namespaces`, `landlock`, `seccomp`). */
+  mechanisms: string[]
   network: 'off' | 'on'
   filesystem: {
+    /** Something confines reads and writes (false: only the file modes of the caller's user do). */
+    confined: boolean
     readAll: boolean
     readRoots: string[]
     writeRoots: string[]
@@ -64,7 +73,21 @@ export interface Enforcement {
   platform: PlatformEnforcement
 }
 
-export function statusOf(mechanismApplied: boolean, missing: readonly MissingProtection[]): Enforcement['status'] {
-  if (!mechanismApplied) return 'none'
-  return missing.length === 0 ? 'full' : 'partial'
+export function statusOf(e: Pick<Enforcement, 'mechanisms' | 'filesystem' | 'missing'>): Enforcement['status'] {
+  if (e.mechanisms.length === 0 || !e.filesystem.confined) return 'none'
+  return e.missing.length === 0 ? 'full' : 'partial'
+}
+
+/**
+ * The missing entry of a run whose filesystem nothing confines. Explicit:
+ * the default compat refuses it, and so does best-effort unless the caller
+ * opted in by name (`allowUnconfinedFilesystem`).
+ */
+export function unconfinedFilesystem(why: string, fix: string): MissingProtection {
+  return {
+    protection: 'filesystem',
+    explicit: true,
+    reason: `nothing confines the filesystem (${why}): every file the caller's user can read or write is reachable, secrets included`,
+    fix: `${fix}; or pass allowUnconfinedFilesystem: true (--allow-unconfined-fs) to run this way knowingly`,
+  }
 }

@@ -15,6 +15,12 @@ export const sandboxOptionsSchema = z.strictObject({
   bwrap: z.optional(nonEmpty),
   /** hard: refuse if anything requested is missing; best-effort: run and report; default: refuse only for explicit requests. */
   compat: z.optional(compatSchema),
+  /**
+   * Run even when nothing confines the filesystem (Landlock mode on a
+   * kernel without Landlock: seccomp only, every readable file reachable).
+   * Refused without it under every compat.
+   */
+  allowUnconfinedFilesystem: z.optional(z.boolean()),
   /** Added to the profile. */
   read: paths,
   write: paths,

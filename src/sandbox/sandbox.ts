@@ -91,7 +91,7 @@ class PlatformSandbox implements Sandbox {
   }
 
   private planRequest(): PlanRequest {
-    return { policy: this.resolve(), mode: this.options.mode, explicit: this.explicit, bwrap: this.options.bwrap }
+    return { policy: this.resolve(), mode: this.options.mode, explicit: this.explicit, bwrap: this.options.bwrap, allowUnconfinedFilesystem: this.options.allowUnconfinedFilesystem === true }
   }
 
   /** Resolve and plan one launch; throws typed errors before anything runs. */
@@ -99,7 +99,7 @@ class PlatformSandbox implements Sandbox {
     const req = this.planRequest()
     const prepared = this.backend.prepare(req)
     try {
-      checkCompat(prepared.enforcement, this.options.compat, req.policy.unsandboxed)
+      checkCompat(prepared.enforcement, { compat: this.options.compat, unsandboxed: req.policy.unsandboxed, allowUnconfinedFilesystem: req.allowUnconfinedFilesystem === true })
     } catch (err) {
       this.backend.release(prepared)
       throw err

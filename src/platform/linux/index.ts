@@ -17,7 +17,7 @@ export function linuxBackend(): PlatformBackend {
     if (!plan) throw new TypeError('not a launch this backend prepared (or one already released)')
     return plan
   }
-  const ctx = (req: PlanRequest) => ({ policy: req.policy, explicit: req.explicit, bwrap: req.bwrap })
+  const ctx = (req: PlanRequest) => ({ policy: req.policy, explicit: req.explicit, bwrap: req.bwrap, allowUnconfinedFilesystem: req.allowUnconfinedFilesystem === true })
   return {
     platform: 'linux',
     report: (req) => prepareLinux(req.mode, ctx(req), { materialize: false }).enforcement,

@@ -77,7 +77,8 @@ function launcherPrepared(ctx: PlanContext, modeReason: string): Prepared {
   const { template, enforcement } = buildLandlockPlan(ctx)
   enforcement.modeReason = modeReason
   const launcher = launcherFor(ctx.policy.writeRoots)
-  return { launcher, file: launcher, args: [...LAUNCHER_ARGS], template, enforcement }
+  const landlockRequired = template.landlock !== null && !ctx.allowUnconfinedFilesystem
+  return { launcher, file: launcher, args: [...LAUNCHER_ARGS], template, enforcement, landlockRequired }
 }
 
 /** Landlock instead of namespaces: say why, what is lost, and how to get namespaces. */
@@ -92,7 +93,7 @@ function fallback(ctx: PlanContext, mode: 'auto' | 'namespaces', ns: Extract<Nam
     reason: `namespace mode is unavailable: ${ns.reason}. Landlock-only mode lacks read-only protected paths inside write roots and pid/ipc/uts/network isolation (host processes and SysV IPC are visible; the launcher's supervisor, not a pid namespace, kills what the command leaves behind)`,
     fix: ns.fix,
   })
-  e.status = statusOf(e.platform.landlockAbi !== null || e.platform.seccomp, e.missing)
+  e.status = statusOf(e)
   return prepared
 }
 
@@ -103,7 +104,7 @@ export function prepareLinux(mode: SandboxMode, ctx: LinuxContext, opts: Prepare
   // exec and first fork run on another CPU while the plan below is built
   // (a one-shot CLI otherwise waits for them after planning).
   if (opts.materialize !== false) zygoteFor(launcherFor(ctx.policy.writeRoots))
-  const full: PlanContext = { policy: ctx.policy, explicit: ctx.explicit, probe }
+  const full: PlanContext = { policy: ctx.policy, explicit: ctx.explicit, probe, allowUnconfinedFilesystem: ctx.allowUnconfinedFilesystem === true }
   if (mode === 'landlock') return launcherPrepared(full, 'requested: Landlock + seccomp in the launcher')
   const ns = namespaceSupport(ctx.policy, ctx.bwrap)
   if (!ns.ok) return fallback(full, mode, ns)
@@ -132,8 +133,9 @@ function unsandboxed(policy: ResolvedPolicy): Prepared {
       mode: 'none',
       modeReason: 'the profile asked for no sandbox (unsandboxed: true)',
       status: 'none',
+      mechanisms: [],
       network: 'on',
-      filesystem: { readAll: true, readRoots: ['/'], writeRoots: ['/'], denyRead: [], protected: [], narrowed: [], privateDirs: [] },
+      filesystem: { confined: false, readAll: true, readRoots: ['/'], writeRoots: ['/'], denyRead: [], protected: [], narrowed: [], privateDirs: [] },
       envDropped: policy.envDropped,
       missing: [],
       notes: ['no filesystem, network or syscall confinement'],

@@ -13,5 +13,13 @@ export interface LinuxPrepared {
   /** Checks once the command has run (namespace mode: a planted gitdir `commondir` removed); each returns notes for the report. */
   afterRun?: () => string[]
   template: PlanTemplate
+  /**
+   * Landlock is the only filesystem confinement of this launch (Landlock
+   * mode) and the caller did not accept running without it: the launcher
+   * refuses when Landlock cannot be applied at launch (its compat `hard`),
+   * whatever the caller's compat says — a kernel or parent sandbox that
+   * changed since planning must not turn into an unconfined run.
+   */
+  landlockRequired?: boolean
   enforcement: Enforcement
 }

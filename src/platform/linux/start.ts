@@ -5,7 +5,7 @@
  * abort) goes through the supervisor so nothing the command left behind
  * survives it.
  */
-import type { Enforcement } from '../enforcement.js'
+import { statusOf, unconfinedFilesystem, type Enforcement } from '../enforcement.js'
 import type { RunEnd, StartedRun, StartRequest } from '../backend.js'
 import { signalName } from './errno.js'
 import { launch, setupErrorFrom, type LaunchedChild, type LaunchStatus } from './launch/launch.js'
@@ -38,25 +38,35 @@ function tearDown(child: LaunchedChild, wrapped: boolean, reported: () => boolea
   fallback.unref()
 }
 
-/** The planned report with what the launcher says it applied. */
-function applied(expected: Enforcement, st: LaunchStatus): Enforcement {
+/**
+ * The planned report with what the launcher says it applied. A mechanism
+ * planned but not applied at launch (the kernel or a parent sandbox changed
+ * since planning; only a best-effort launch gets this far) is taken out of
+ * `mechanisms`, listed as missing, and the status recomputed — so a run whose
+ * filesystem ended up unconfined says `none`.
+ */
+export function applied(expected: Enforcement, st: LaunchStatus): Enforcement {
+  const landlockAbi = st.landlockAbi ? st.landlockAbi : null
+  const seccomp = (st.seccompRules ?? -1) >= 0
   const notes = [...expected.notes]
   if (st.skippedRules) notes.push(`${st.skippedRules} Landlock rule path(s) vanished between planning and launch (fewer rights, not more)`)
-  return {
+  const lost = expected.mechanisms.filter((m) => (m === 'landlock' && landlockAbi === null) || (m === 'seccomp' && !seccomp))
+  const e: Enforcement = {
     ...expected,
-    platform: {
-      os: 'linux',
-      landlockAbi: st.landlockAbi ? st.landlockAbi : null,
-      seccomp: (st.seccompRules ?? -1) >= 0,
-      noNewPrivs: st.noNewPrivs === true,
-      capabilitiesDropped: st.capsDropped === true,
-    },
+    platform: { os: 'linux', landlockAbi, seccomp, noNewPrivs: st.noNewPrivs === true, capabilitiesDropped: st.capsDropped === true },
     notes,
   }
+  if (lost.length === 0) return e
+  e.mechanisms = expected.mechanisms.filter((m) => !lost.includes(m))
+  e.filesystem = { ...expected.filesystem, confined: expected.filesystem.confined && (e.mechanisms.includes('landlock') || e.mechanisms.includes('namespaces')) }
+  e.missing = [...expected.missing, ...lost.map((m) => ({ protection: m, explicit: true, reason: `${m} was planned but could not be applied at launch (the host changed since planning)` }))]
+  if (!e.filesystem.confined) e.missing.push(unconfinedFilesystem('Landlock could not be applied at launch', 'find what blocks Landlock here (a parent sandbox, the kernel)'))
+  e.status = statusOf(e)
+  return e
 }
 
 export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedRun {
-  const plan = { ...prepared.template, argv: req.argv, env: req.env, compat: req.compat }
+  const plan = { ...prepared.template, argv: req.argv, env: req.env, compat: prepared.landlockRequired ? ('hard' as const) : req.compat }
   const { child, started: status, final, exit } = launch({
     launcher: prepared.launcher,
     file: prepared.file,

@@ -20,8 +20,10 @@ export function enforcementFor(options: SandboxOptions, cwd: string): Enforcemen
     mode: 'landlock',
     modeReason: 'fake',
     status: 'full',
+    mechanisms: ['landlock', 'seccomp'],
     network: options.network ?? 'off',
     filesystem: {
+      confined: true,
       readAll: true,
       readRoots: ['/'],
       writeRoots: [cwd, ...write],

@@ -8,7 +8,7 @@ import type { NativeProbe } from '../../../native/binding.js'
 import { loadNative } from '../../../native/load.js'
 import type { ResolvedPolicy } from '../../../profile/resolve.js'
 import type { Enforcement, MissingProtection } from '../../enforcement.js'
-import { statusOf } from '../../enforcement.js'
+import { statusOf, unconfinedFilesystem } from '../../enforcement.js'
 import { coversHostDevices, DEVICE_FILES, landlockRules, type LandlockRule } from './landlock-rules.js'
 import { LANDLOCK_FEATURES } from '../probe.js'
 import { loadSeccompRules, type SeccompRule } from '../seccomp/seccomp-rules.js'
@@ -31,6 +31,8 @@ export interface PlanContext {
   probe: NativeProbe
   /** Protections the caller named explicitly (compat default refuses when they are missing). */
   explicit: ReadonlySet<string>
+  /** The caller accepts a run whose filesystem nothing confines (else Landlock failing at launch is fatal). */
+  allowUnconfinedFilesystem?: boolean
 }
 
 export function rlimits(policy: ResolvedPolicy): LauncherPlan['rlimits'] {
@@ -88,6 +90,7 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   const abi = probe.landlockAbi
   if (abi === null) {
     missing.push(landlockUnavailable(probe, 'reads and writes are not confined'))
+    missing.push(unconfinedFilesystem('Landlock mode without Landlock', 'install bubblewrap and allow unprivileged user namespaces (namespace mode), or boot a kernel with Landlock'))
   } else {
     for (const f of LANDLOCK_FEATURES) if (abi < f.abi) missing.push({ protection: f.protection, explicit: false, reason: f.reason, fix: `a kernel with Landlock ABI ${f.abi}` })
   }
@@ -107,13 +110,16 @@ export function globsNote(policy: ResolvedPolicy): string | null {
 /** The report fields both modes fill the same way: what the probe offers and the policy asks. */
 export function commonEnforcement(
   ctx: PlanContext,
+  namespaces: boolean,
   filesystem: Pick<Enforcement['filesystem'], 'protected' | 'narrowed' | 'privateDirs'>,
   widening: Enforcement['widening'],
 ) {
   const { policy, probe } = ctx
+  const landlock = probe.landlockAbi !== null
   return {
+    mechanisms: [...(namespaces ? ['namespaces'] : []), ...(landlock ? ['landlock'] : []), ...(probe.seccomp ? ['seccomp'] : [])],
     network: policy.network,
-    filesystem: { readAll: policy.readAll, readRoots: policy.readRoots, writeRoots: policy.writeRoots, denyRead: policy.denyRead, ...filesystem },
+    filesystem: { confined: namespaces || landlock, readAll: policy.readAll, readRoots: policy.readRoots, writeRoots: policy.writeRoots, denyRead: policy.denyRead, ...filesystem },
     envDropped: policy.envDropped,
     widening,
     platform: { os: 'linux', landlockAbi: probe.landlockAbi, seccomp: probe.seccomp, noNewPrivs: true, capabilitiesDropped: true },
@@ -121,19 +127,21 @@ export function commonEnforcement(
 }
 
 function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement {
-  const { policy, probe } = ctx
+  const { policy } = ctx
   const missing = missingFor(ctx)
   const notes = ['Landlock-only mode: no pid/ipc/network namespaces (host SysV IPC objects the caller can reach stay reachable); the launcher stays as a subreaper supervisor that kills what the command leaves behind (double-forked, setsid) when it exits, times out, is aborted or its caller dies']
   const globs = globsNote(policy)
   if (globs) notes.push(globs)
   if (policy.readRoots.some(coversHostDevices)) notes.push(`host devices are not readable: under /dev only ${DEVICE_FILES.join(', ')}`)
   if (narrowed.length) notes.push(`to keep denied paths unreadable these directories cannot be listed${policy.writeRoots.some((w) => narrowed.includes(w)) ? ' (nor written directly)' : ''}: ${narrowed.join(', ')}`)
-  return {
+  const e: Enforcement = {
     mode: 'landlock',
     modeReason: 'Landlock + seccomp in the launcher',
-    status: statusOf(probe.landlockAbi !== null || probe.seccomp, missing),
-    ...commonEnforcement(ctx, { protected: policy.protectedPaths, narrowed, privateDirs: [] }, { writeExcluded: [] }),
+    status: 'none',
+    ...commonEnforcement(ctx, false, { protected: policy.protectedPaths, narrowed, privateDirs: [] }, { writeExcluded: [] }),
     missing,
     notes,
   }
+  e.status = statusOf(e)
+  return e
 }

@@ -65,12 +65,13 @@ function notesFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, protNot
 
 function enforcementFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, protectedPaths: string[], protNotes: string[], modeReason: string): Enforcement {
   const missing = missingFor(ctx)
-  return {
+  const e: Enforcement = {
     mode: 'namespaces',
     modeReason,
-    status: statusOf(true, missing),
+    status: 'none',
     ...commonEnforcement(
       ctx,
+      true,
       { protected: protectedPaths, narrowed: [], privateDirs: mounts.privateDirs },
       // A write root over bwrap itself is refused (namespaceSupport): the
       // command could replace it for the next launch. Landlock mode runs
@@ -80,6 +81,8 @@ function enforcementFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, p
     missing,
     notes: notesFor(ctx, bwrap, mounts, protNotes),
   }
+  e.status = statusOf(e)
+  return e
 }
 
 export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReason: string): NamespacePlan {
