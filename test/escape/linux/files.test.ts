@@ -174,5 +174,14 @@ describeEscape('files', (identity, mode) => {
     it('/sys (writing the current value back)', async () => {
       await e.denial(files('write-same', '/sys/class/net/lo/tx_queue_len'), WRITE_DENIED, isRoot ? 'OK' : 'EACCES')
     })
+
+    it('/sys/kernel/vmcoreinfo (the kernel\'s physical load address: a KASLR bypass, readable by every user)', async () => {
+      // Namespace mode shows /sys/kernel as an empty read-only directory; Landlock
+      // mode cannot take it back from a read root of / (docs/threat-model.md).
+      const [confined, plain] = await e.both(files('read', '/sys/kernel/vmcoreinfo'))
+      expect(outcomeOf(plain)).toBe('OK')
+      expect(outcomeOf(confined)).toBe(byMode('OK', 'ENOENT'))
+      if (mode === 'namespaces') expect(confined.result!.enforcement!.notes.join('\n')).toContain('/sys/kernel shown as an empty read-only directory')
+    })
   })
 })

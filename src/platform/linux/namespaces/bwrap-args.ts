@@ -59,6 +59,7 @@ function opArgs(op: MountOp, sources: readonly string[]): string[] {
     case 'ro-bind':
       return fd >= 0 ? ['--ro-bind-fd', String(FIRST_SOURCE_FD + fd), p] : ['--ro-bind', p, p]
     case 'ro-placeholder':
+    case 'mask':
       return ['--perms', '0555', '--tmpfs', p, '--remount-ro', p]
     case 'deny-dir':
       return ['--perms', '0000', '--tmpfs', p, '--remount-ro', p]

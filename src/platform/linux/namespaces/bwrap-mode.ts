@@ -57,6 +57,7 @@ function notesFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, protNot
     ...protNotes,
   ]
   if (mounts.privateDirs.length) notes.push(`private, empty ${mounts.privateDirs.join(' and ')} (discarded after the run)`)
+  if (mounts.masked.length) notes.push(`host kernel internals hidden: ${mounts.masked.join(', ')} shown as an empty read-only directory`)
   if (mounts.placeholders.length) notes.push(`not yet existing protected or denied paths appear as empty read-only directories: ${mounts.placeholders.join(', ')}`)
   const globs = globsNote(ctx.policy)
   if (globs) notes.push(globs)
@@ -88,7 +89,7 @@ function enforcementFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, p
 export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReason: string): NamespacePlan {
   const { policy, probe } = ctx
   const prot = expandProtected(policy.protectedPaths, policy.writeRoots)
-  const mounts = planMounts({ writeRoots: policy.writeRoots, protectedPaths: prot.paths, denyRead: policy.denyRead, visible: [policy.cwd] })
+  const mounts = planMounts({ writeRoots: policy.writeRoots, protectedPaths: prot.paths, denyRead: policy.denyRead, visible: [policy.cwd], readRoots: policy.readAll ? [] : policy.readRoots })
   const rules = probe.landlockAbi !== null ? namespaceLandlockRules(policy, mounts.privateDirs) : null
   const launcher = launcherFor(policy.writeRoots)
   const sources = bwrap.features.bindFd ? fdSources(mounts.ops) : []

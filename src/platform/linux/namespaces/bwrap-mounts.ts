@@ -4,6 +4,10 @@
  *
  *  1. the host read-only (`--ro-bind / /`), a minimal /dev, a fresh /proc;
  *  2. private tmpfs on /tmp and /var/tmp unless a write root covers them;
+ *     kernel internals masked by an empty read-only tmpfs (/sys/kernel:
+ *     vmcoreinfo gives away the kernel's physical load address to any
+ *     reader, a KASLR bypass; debug, tracing, security, slab and btf are
+ *     more of the same) unless the profile names them as a read root;
  *  3. each write root bound read-write;
  *  4. "pins": every existing directory between a write root and a protected
  *     or denied path is bound onto itself. A mount point cannot be renamed or
@@ -32,6 +36,7 @@ export type MountOp =
   | { kind: 'ro-placeholder'; path: string } //   missing protected path
   | { kind: 'deny-dir'; path: string } //         denied directory or missing denied path
   | { kind: 'deny-file'; path: string } //        denied file (or socket, fifo…)
+  | { kind: 'mask'; path: string } //             host internals: an empty read-only directory
 
 export interface MountPlan {
   ops: MountOp[]
@@ -39,6 +44,8 @@ export interface MountPlan {
   placeholders: string[]
   /** Private tmpfs mounts (writable inside, gone after the run). */
   privateDirs: string[]
+  /** Host directories shown empty. */
+  masked: string[]
 }
 
 export interface MountInput {
@@ -47,9 +54,13 @@ export interface MountInput {
   denyRead: readonly string[]
   /** Paths that must stay visible (read-only) even inside a private tmpfs: the cwd. */
   visible?: readonly string[]
+  /** The profile's read roots: a mask is left out when one of them lies at or below it. */
+  readRoots?: readonly string[]
 }
 
 const PRIVATE_CANDIDATES = ['/tmp', '/var/tmp']
+/** Host directories no command needs and an attacker wants (see 2. above). */
+const MASK_CANDIDATES = ['/sys/kernel']
 
 type Existing = 'dir' | 'file' | 'missing' | 'placeholder'
 
@@ -212,9 +223,11 @@ export function planMounts(input: MountInput): MountPlan {
   const visible = (input.visible ?? [])
     .filter((p) => privateDirs.some((d) => isWithin(p, d) && p !== d) && !input.writeRoots.some((w) => isWithin(p, w)) && existing(p, false) === 'dir')
     .map((path): MountOp => ({ kind: 'ro-bind', path }))
+  const masks = MASK_CANDIDATES.filter((m) => !(input.readRoots ?? []).some((r) => isWithin(r, m)) && !input.writeRoots.some((w) => isWithin(m, w) || isWithin(w, m)) && existing(m, false) === 'dir')
   return {
-    ops: [...privateDirs.map((path): MountOp => ({ kind: 'tmpfs', path })), ...visible, ...roots, ...pins, ...prot, ...deny],
+    ops: [...privateDirs.map((path): MountOp => ({ kind: 'tmpfs', path })), ...masks.map((path): MountOp => ({ kind: 'mask', path })), ...visible, ...roots, ...pins, ...prot, ...deny],
     placeholders: [...pl.placeholders].filter((p) => used.has(p)),
     privateDirs,
+    masked: masks,
   }
 }

@@ -28,8 +28,16 @@ describe('planMounts', () => {
   it('binds write roots, pins the directories above protected paths, then protects, then masks', () => {
     const plan = planMounts({ writeRoots: [w], protectedPaths: [join(w, '.git/hooks'), join(w, '.git/config')], denyRead: [join(w, 'secret'), join(w, 'token')] })
     const ops = kinds(plan).filter((o) => !o.startsWith('tmpfs'))
-    expect(ops).toEqual(['bind W', 'bind W/.git', 'ro-bind W/.git/hooks', 'ro-bind W/.git/config', 'deny-dir W/secret', 'deny-file W/token'])
+    expect(ops).toEqual(['mask /sys/kernel', 'bind W', 'bind W/.git', 'ro-bind W/.git/hooks', 'ro-bind W/.git/config', 'deny-dir W/secret', 'deny-file W/token'])
     expect(plan.placeholders).toEqual([])
+  })
+
+  it('masks /sys/kernel unless a read root lies at or below it (or a write root covers it)', () => {
+    const masked = (input: { readRoots?: string[]; writeRoots?: string[] }) => planMounts({ writeRoots: [w, ...(input.writeRoots ?? [])], protectedPaths: [], denyRead: [], readRoots: input.readRoots ?? [] }).masked
+    expect(masked({})).toEqual(['/sys/kernel'])
+    expect(masked({ readRoots: ['/usr', '/sys'] })).toEqual(['/sys/kernel'])
+    expect(masked({ readRoots: ['/sys/kernel/mm'] })).toEqual([])
+    expect(masked({ writeRoots: ['/sys'] })).toEqual([])
   })
 
   it('refuses a protected file that has another name (a hard link made while it was not protected), in a protected tree too', () => {
