@@ -10,7 +10,7 @@
  * - `auto`: namespaces when the probe says they work, else Landlock; the
  *   report says which mode ran, why, and what the fallback lacks.
  */
-import { PolicyError } from '../../errors.js'
+import { PolicyError, SetupError } from '../../errors.js'
 import type { ResolvedPolicy } from '../../profile/resolve.js'
 import { launcherFor } from './launcher-path.js'
 import { zygoteFor } from './launch/zygote.js'
@@ -24,7 +24,8 @@ import type { LinuxPrepared as Prepared } from './prepared.js'
 import { bwrapInWritableRoot } from './namespaces/bwrap-locate.js'
 import { buildNamespacePlan, type NamespacePlan } from './namespaces/bwrap-mode.js'
 import { acquirePlaceholder, releasePlaceholder } from './namespaces/bwrap-placeholders.js'
-import { probeNamespaces, type NamespaceSupport } from './namespaces/bwrap-probe.js'
+import { forgetNamespaceProbe, probeNamespaces, type NamespaceSupport } from './namespaces/bwrap-probe.js'
+import { diagnoseBwrapFailure, type NamespaceCause } from './namespaces/bwrap-diagnose.js'
 
 export { releaseIdlePlaceholders } from './namespaces/bwrap-placeholders.js'
 
@@ -110,7 +111,31 @@ export function prepareLinux(mode: SandboxMode, ctx: LinuxContext, opts: Prepare
   if (!ns.ok) return fallback(full, mode, ns)
   const why = mode === 'auto' ? 'auto: bubblewrap and unprivileged user namespaces work here' : 'requested'
   const plan = buildNamespacePlan(full, ns.bwrap, `${why}: namespaces (bwrap) + Landlock and seccomp in the launcher`)
+  plan.prepared.namespaceFailure = (stderr) => namespaceFailure(stderr, ctx.bwrap)
   return opts.materialize === false ? plan.prepared : materialize(plan)
+}
+
+/** errno of each cause that means "namespaces cannot be created here now". */
+const NAMESPACE_ERRNO: Partial<Record<NamespaceCause, [number, string]>> = {
+  apparmor: [1, 'EPERM'],
+  container: [1, 'EPERM'],
+  proc: [1, 'EPERM'],
+  'userns-clone-disabled': [1, 'EPERM'],
+  'max-user-namespaces': [28, 'ENOSPC'],
+}
+
+/**
+ * bwrap failed before the launcher said anything. When its words say the
+ * namespaces themselves could not be made, the host changed since the probe
+ * (a parent sandbox's seccomp filter, AppArmor, the user-namespace limit):
+ * forget the probe and say which cause and fix — never `EUNKNOWN (errno 0)`.
+ */
+function namespaceFailure(stderr: string, bwrap: string | undefined): SetupError | undefined {
+  const d = diagnoseBwrapFailure(stderr, probeHost())
+  const errno = NAMESPACE_ERRNO[d.cause]
+  if (!errno) return undefined
+  forgetNamespaceProbe(bwrap)
+  return new SetupError('namespaces', 'bwrap', errno[0], errno[1], `namespace creation failed at launch although it worked when probed (${d.cause}): ${d.reason}; fix: ${d.fix}. The probe is forgotten: the next plan probes again (mode 'auto' then falls back to Landlock mode)`)
 }
 
 /**

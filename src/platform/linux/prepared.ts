@@ -1,4 +1,5 @@
 /** The Linux backend's own plan of one launch: what to spawn, and what it will enforce. */
+import type { SetupError } from '../../errors.js'
 import type { Enforcement } from '../enforcement.js'
 import type { PlanTemplate } from './landlock/plan.js'
 
@@ -13,6 +14,13 @@ export interface LinuxPrepared {
   /** Checks once the command has run (namespace mode: a planted gitdir `commondir` removed); each returns notes for the report. */
   afterRun?: () => string[]
   template: PlanTemplate
+  /**
+   * Namespace mode: what bwrap's failure before the launcher reported
+   * means. A namespace that could be created at probe time and cannot now
+   * (the host changed) gives a SetupError naming the cause and the fix, and
+   * the probe is forgotten, so the next plan probes again.
+   */
+  namespaceFailure?: (stderr: string) => SetupError | undefined
   /**
    * Landlock is the only filesystem confinement of this launch (Landlock
    * mode) and the caller did not accept running without it: the launcher

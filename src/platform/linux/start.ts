@@ -85,13 +85,8 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
   // A stop of ours that lands before the launcher reports is that stop, not
   // a setup failure; a launcher error record always is one.
   const stoppedFirst = (st: LaunchStatus | undefined) => st === undefined && stopped
-  const started = status.then((st) => {
-    if (stoppedFirst(st)) return undefined
-    if (!st?.ok) throw setupErrorFrom(st, undefined, '')
-    return applied(prepared.enforcement, st)
-  })
-  started.catch(() => {}) // observed through `finished` as well
   const finished = Promise.all([exit, final]).then(([r, { setup: st, exit: cmd }]): RunEnd => {
+    if (!st && !stopped) throw prepared.namespaceFailure?.(r.stderr) ?? setupErrorFrom(st, r.exitCode, r.stderr)
     if (!st?.ok && !stoppedFirst(st)) throw setupErrorFrom(st, r.exitCode, r.stderr)
     // Torn down by us without a record from the supervisor (it was stopped
     // mid-setup, or bwrap took the namespace down): the command was killed.
@@ -109,6 +104,15 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
       enforcement: after.length ? { ...enforced, notes: [...enforced.notes, ...after] } : enforced,
     }
   })
+  const started = status.then((st) => {
+    if (stoppedFirst(st)) return undefined
+    // No record at all: bwrap (or the spawn) failed before the launcher
+    // ran; `finished` reads its stderr and says why.
+    if (!st) return finished.then(() => undefined)
+    if (!st.ok) throw setupErrorFrom(st, undefined, '')
+    return applied(prepared.enforcement, st)
+  })
+  started.catch(() => {}) // observed through `finished` as well
   return {
     pid: child.pid,
     stdin: child.stdin,

@@ -9,8 +9,10 @@
  * readable or writable by anyone else. Anything else — or an unreadable,
  * malformed or mismatching file — is a miss, and the probe runs as before.
  *
- * Key: the boot id, the uid, the caller's user and mount namespaces, the
- * sysctls that decide whether unprivileged user namespaces work, and the
+ * Key: the boot id, the uid, the caller's user and mount namespaces, its
+ * seccomp state (a caller started under a parent sandbox's filter that
+ * refuses new namespaces is another caller), the sysctls that decide
+ * whether unprivileged user namespaces work, and the
  * bwrap binary itself (its path, real path, device, inode, size, mode,
  * owner, mtime and ctime). A reboot, a sysctl change or a new bwrap package
  * (new inode, ctime) makes the entry stale.
@@ -44,7 +46,7 @@ import { isAbsolute, join } from 'node:path'
 import type { BwrapFeatures, BwrapWarning } from './bwrap-probe.js'
 
 /** Bump when the key or the stored record changes shape. */
-export const PROBE_CACHE_VERSION = 2 // 2: features.bindFd
+export const PROBE_CACHE_VERSION = 3 // 2: features.bindFd; 3: the caller's seccomp state
 
 /** What a successful probe learned about a bwrap binary on this boot (the rest is read live). */
 export interface CachedProbe {
@@ -104,6 +106,17 @@ function link(path: string): string | null {
   }
 }
 
+/** `Seccomp:` and `Seccomp_filters:` of /proc/self/status (proc(5)): the mode and how many filters this process runs under. */
+function seccompState(proc: string): string | null {
+  const status = readTrimmed(join(proc, 'self/status'))
+  if (status === null) return null
+  return status
+    .split('\n')
+    .filter((l) => l.startsWith('Seccomp:') || l.startsWith('Seccomp_filters:'))
+    .map((l) => l.replace(/\s+/g, ' '))
+    .join('; ')
+}
+
 /** The key, or null when this host cannot give one (no boot id: nothing is cached). */
 function cacheKey(loc: { path: string; realPath: string }, uid: number, proc: string): Record<string, unknown> | null {
   const bootId = readTrimmed(join(proc, 'sys/kernel/random/boot_id'))
@@ -121,6 +134,7 @@ function cacheKey(loc: { path: string; realPath: string }, uid: number, proc: st
     uid,
     userns: link(join(proc, 'self/ns/user')),
     mntns: link(join(proc, 'self/ns/mnt')),
+    seccomp: seccompState(proc),
     sysctls: Object.fromEntries(SYSCTLS.map((s) => [s, readTrimmed(join(proc, s))])),
     bwrap: {
       path: loc.path,

@@ -256,3 +256,15 @@ export function probeNamespaces(explicit?: string, opts: ProbeOptions = {}): Nam
   }
   return hit
 }
+
+/**
+ * Forget what is known about namespace mode for this bwrap, in this process
+ * and on disk: a launch just failed to create its namespaces, so the host
+ * changed since the probe (a parent sandbox's seccomp filter, an AppArmor
+ * change, the user-namespace limit reached). The next launch probes again.
+ */
+export function forgetNamespaceProbe(explicit?: string, opts: Pick<ProbeOptions, 'cache'> = {}): void {
+  cache.delete(explicit ?? '')
+  const loc = locateBwrap(explicit)
+  if (loc.ok && persistable(explicit, loc)) bwrapProbeCache(loc, opts.cache)?.remove()
+}

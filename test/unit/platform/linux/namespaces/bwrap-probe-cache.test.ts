@@ -30,6 +30,7 @@ function fakeProc(root: string): void {
   writeFileSync(join(root, 'sys/user/max_user_namespaces'), '15000\n')
   symlinkSync('user:[4026531837]', join(root, 'self/ns/user'))
   symlinkSync('mnt:[4026531841]', join(root, 'self/ns/mnt'))
+  writeFileSync(join(root, 'self/status'), 'Name:\tnode\nNoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n')
 }
 
 const entry = () => bwrapProbeCache(loc, opts)!
@@ -82,6 +83,7 @@ describe('miss when any part of the key changes', () => {
     ['kernel.apparmor_restrict_unprivileged_userns appearing', () => writeFileSync(join(proc, 'sys/kernel/apparmor_restrict_unprivileged_userns'), '1\n')],
     ['kernel.unprivileged_userns_clone appearing', () => writeFileSync(join(proc, 'sys/kernel/unprivileged_userns_clone'), '0\n')],
     ['the user namespace', () => (unlinkSync(join(proc, 'self/ns/user')), symlinkSync('user:[4026532000]', join(proc, 'self/ns/user')))],
+    ['the caller running under a seccomp filter (a parent sandbox that may refuse new namespaces)', () => writeFileSync(join(proc, 'self/status'), 'Name:\tnode\nNoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t1\n')],
     ['the mount namespace', () => (unlinkSync(join(proc, 'self/ns/mnt')), symlinkSync('mnt:[4026532001]', join(proc, 'self/ns/mnt')))],
     ['the bwrap mtime', () => utimesSync(bwrap, new Date(2001, 1, 1), new Date(2001, 1, 1))],
     ['the bwrap size', () => appendFileSync(bwrap, '# longer\n')],
