@@ -2,6 +2,8 @@
  * The entry point: `await createExecPolicy({ rules: [...] })` loads rules
  * files (fail closed) and the shell grammar once; after that every
  * `decide(argv)` is synchronous and does no I/O (unless `resolve` is given).
+ * The grammar compiles on a worker thread (shell/grammar-worker.ts);
+ * `warmUpExecPolicy()` starts that before the rules are known.
  */
 import type { Parser } from 'web-tree-sitter'
 import { z } from 'zod'
@@ -28,6 +30,16 @@ export interface ExecPolicy {
   decide(argv: readonly string[], options?: DecideOptions): CommandDecision
   /** Strictest `network_rule` for host/protocol; `decision` is undefined when none matched. */
   decideNetwork(host: string, protocol: string): NetworkDecision
+}
+
+/**
+ * Load and compile the shell grammar now, off the event loop, so that the
+ * first createExecPolicy() — and so the first decision — does not wait for
+ * it. Safe to call any number of times: every caller gets the same load.
+ * Rejects with a LoadError when the grammar cannot be loaded.
+ */
+export async function warmUpExecPolicy(): Promise<void> {
+  await loadBashParser()
 }
 
 export async function createExecPolicy(options: ExecPolicyOptions = {}): Promise<ExecPolicy> {

@@ -2,7 +2,7 @@
  * cordon exec policy: Codex-compatible `.rules` files, shell-script
  * splitting with tree-sitter-bash, heuristics for unmatched commands.
  */
-export { createExecPolicy, ExecPolicyOptionsSchema, type ExecPolicy, type ExecPolicyOptions } from './exec-policy.js'
+export { createExecPolicy, warmUpExecPolicy, ExecPolicyOptionsSchema, type ExecPolicy, type ExecPolicyOptions } from './exec-policy.js'
 export type { DecideOptions } from './decide.js'
 export { loadPolicy, parsePolicy, mergePolicies, EMPTY_POLICY } from './rules/load.js'
 export { loadBashParser } from './shell/bash-parser.js'

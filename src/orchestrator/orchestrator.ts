@@ -66,6 +66,14 @@ export interface Orchestrator {
   exec(request: ExecRequest): Promise<ExecOutcome>
   /** The policy decision and requirement for a command, without hooks, prompts or running anything. */
   assess(request: ExecRequest): Promise<Assessment>
+  /**
+   * Do now what the first exec would otherwise start with: compile the shell
+   * grammar (on a worker thread: the event loop keeps running), load the
+   * rules files and read the profile's write roots. Agent runtimes call it
+   * at start-up; an exec or assess made meanwhile awaits the same load.
+   * Rejects with a LoadError (the grammar) or a PolicyError (a rules file).
+   */
+  warmUp(): Promise<void>
   /** Abort every exec in flight (what an approver's `abort` does). Later execs run normally. */
   abortAll(reason?: string): void
   readonly sessionCache: SessionCache
@@ -107,6 +115,11 @@ class OrchestratorImpl implements Orchestrator {
       strictReview: strict,
       approvalTimeoutMs: this.o.approvalTimeoutMs,
     }
+  }
+
+  async warmUp(): Promise<void> {
+    await this.store.current()
+    this.writeRoots()
   }
 
   abortAll(reason = 'aborted'): void {

@@ -4,7 +4,7 @@
  * make a decision stricter; they never allow anything.
  */
 import type { Node } from 'web-tree-sitter'
-import { unescapeBareWord, wordHasExpansion } from './shell-words.js'
+import { numberWord, unescapeBareWord, wordHasExpansion } from './shell-words.js'
 
 /** For an opaque script: every `command` whose leading words are plain, up to the first non-plain one. */
 export function collectHints(root: Node, src: string): string[][] {
@@ -24,6 +24,7 @@ export function collectHints(root: Node, src: string): string[][] {
 
 function hintWord(type: string, text: string): string | undefined {
   if (type === 'raw_string') return text.slice(1, -1)
+  if (type === 'number') return numberWord(text)?.value
   if (type !== 'word') return undefined
   const part = unescapeBareWord(text)
   return wordHasExpansion(part.skeleton) ? undefined : part.value

@@ -16,7 +16,7 @@
  */
 import type { TreeCursor } from 'web-tree-sitter'
 import type { GrammarTables } from './grammar-tables.js'
-import { unescapeBareWord, unescapeDoubleQuoted, wordHasExpansion } from './shell-words.js'
+import { numberWord, unescapeBareWord, unescapeDoubleQuoted, wordHasExpansion } from './shell-words.js'
 
 const SEPARATORS = new Set(['&&', '||', ';', '|'])
 
@@ -134,10 +134,9 @@ export class Walker {
     switch (this.type) {
       case 'word':
         return unescapeBareWord(this.leaf())
-      case 'number': {
-        const text = this.leaf()
-        return /^[0-9]+$/.test(text) ? { value: text, skeleton: text } : this.rejectPart('number')
-      }
+      case 'number':
+        // The skeleton is the text: in `5[1]` (number, word, number, word) the bracket still shows.
+        return numberWord(this.leaf()) ?? this.rejectPart('expansion in number')
       case 'raw_string':
         return { value: this.leaf().slice(1, -1), skeleton: 'Q' }
       case 'string':

@@ -33,6 +33,21 @@ export function unescapeBareWord(raw: string): WordValue {
 }
 
 /**
+ * tree-sitter-bash's `number` token, which it produces in arguments too:
+ * `-3` in `git log -3`, `-5` in `head -5`, `-1` in `ls -1`, `010`, `0x1F`, `64#zz`.
+ * Outside arithmetic bash gives these no meaning: none of their characters
+ * is special in a word (`#` starts a comment only at the start of a word,
+ * and a number never starts with one), so the text is the argument. The
+ * pattern is the grammar's own; a number whose base is an expansion
+ * (`10#$x`, `10#$(id)`) has more text than it matches, and is refused.
+ */
+const PLAIN_NUMBER = /^-?(0x)?[0-9]+(#[0-9A-Za-z@_]+)?$/
+
+export function numberWord(raw: string): WordValue | undefined {
+  return PLAIN_NUMBER.test(raw) ? { value: raw, skeleton: raw } : undefined
+}
+
+/**
  * The body of a double-quoted string. Inside quotes a backslash only escapes
  * `$`, `` ` ``, `"`, `\` and newline. Returns undefined if an unescaped `$` or
  * backtick remains: tree-sitter should already have made it an expansion

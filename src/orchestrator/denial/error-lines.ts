@@ -5,6 +5,20 @@
  * every plausible path and let the profile decide which ones it denies.
  * Words like "sandbox" in output are never evidence: the command controls
  * its own output.
+ *
+ * The wordings below are the ones the tools print for the errnos cordon
+ * attributes, each seen in a real confined run (test/escape/linux/
+ * orchestrator/denial-wording.test.ts):
+ *   - libc's strerror, used by bash, coreutils, git, busybox applets and
+ *     (through their own tables) Python and Node: "Permission denied",
+ *     "Operation not permitted", "Read-only file system", "No such file or
+ *     directory"; Python adds `[Errno N]`, Node the errno name;
+ *   - dash, which words ENOENT by what it was doing: "No such file"
+ *     (open), "Directory nonexistent" (create), "not found" (exec);
+ *   - busybox ash, likewise: "no such file", "nonexistent directory",
+ *     "not found".
+ * Messages without any errno text are not evidence (dash's "can't cd to
+ * /x", git's "Could not access '/x'"): the failure could be anything.
  */
 
 /** errno texts and names of a refused filesystem operation. */
@@ -14,19 +28,24 @@ export function isPermissionLine(line: string): boolean {
   return PERMISSION.test(line)
 }
 
-const MISSING = /No such file or directory|\bENOENT\b|\[Errno 2\]/
+/** ENOENT: strerror's text (which covers dash's and ash's "no such file"), dash's and ash's own, the errno name. */
+const MISSING = /No such file|Directory nonexistent|nonexistent directory|:\s*not found\s*$|\bENOENT\b|\[Errno 2\]/i
 
 /** A "no such file" line: evidence only for paths the sandbox hides (see path-rules.ts). */
 export function isMissingLine(line: string): boolean {
   return MISSING.test(line)
 }
 
-/** Quoted spans: 'x', "x", ‘x’, `x'. */
-const QUOTED = /'([^'\n]+)'|"([^"\n]+)"|‘([^’\n]+)’|`([^'`\n]+)'/g
+/**
+ * Quoted spans: 'x', "x", ‘x’, `x'. A quote right after a letter is an
+ * apostrophe, not an opening quote: busybox writes `can't open '/x'`.
+ */
+const QUOTED = /(?<!\w)'([^'\n]+)'|"([^"\n]+)"|‘([^’\n]+)’|`([^'`\n]+)'/g
 /** Unquoted absolute / ./ / ../ paths after a separator. */
 const BARE_PATH = /(?:^|[\s:=(,])((?:\/|\.\.?\/)[^\s:'"‘’`,)]*)/g
 /** `NAME: Permission denied` — the token right before the errno text (sh: `cannot create out.txt: …`). */
-const BEFORE_ERRNO = /(?:^|\s)([^\s:'"‘’`]+):\s*(?:Permission denied|Read-only file system|Operation not permitted|No such file or directory)/gi
+const BEFORE_ERRNO =
+  /(?:^|\s)([^\s:'"‘’`]+):\s*(?:Permission denied|Read-only file system|Operation not permitted|No such file|Directory nonexistent|nonexistent directory|not found\s*$)/gi
 
 /** Candidate paths named by one error line, in order, without duplicates. */
 export function pathsInLine(line: string): string[] {

@@ -87,7 +87,7 @@ describe('fuzzing the shell splitter', () => {
 
   it('never throws and never returns a command with an unexpanded metacharacter', () => {
     const rand = prng(7)
-    const pieces = ['git', 'status', '&&', '||', ';', '|', '&', '$(', ')', '`', '"', "'", '$X', '*', '{a,b}', '>', '<', '\n', '\\', '(', 'ls', '-la', '~', '#', '=', ' ']
+    const pieces = ['git', 'status', '&&', '||', ';', '|', '&', '$(', ')', '`', '"', "'", '$X', '*', '{a,b}', '>', '<', '\n', '\\', '(', 'ls', '-la', '~', '#', '=', ' ', '-3', '10#', '0x1F', '2', '$((', '))', '{1..2}', '[1]']
     const deadline = Date.now() + 1500
     for (let i = 0; i < 5000 && (i < 500 || Date.now() < deadline); i++) {
       let script = ''

@@ -43,6 +43,8 @@ describe('paths in error lines', () => {
     ['cat: /root/.ssh/id_rsa: Permission denied', ['/root/.ssh/id_rsa']],
     ['sh: 1: cannot create out.txt: Permission denied', ['out.txt']],
     ["cp: cannot create regular file '/usr/x': Read-only file system", ['/usr/x']],
+    ["cat: can't open '/a/b': Permission denied", ['/a/b']], // busybox: the apostrophe opens no quote
+    ['dash: 1: cannot create /tmp/d/f: Directory nonexistent', ['/tmp/d/f']],
   ])('%s', (line, expected) => {
     expect(pathsInLine(line)).toEqual(expected)
   })
