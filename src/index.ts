@@ -13,6 +13,7 @@ export * from './errors.js'
 // Exec policy: Codex-compatible .rules, tree-sitter-bash splitting, heuristics.
 export {
   createExecPolicy,
+  warmUpExecPolicy,
   loadPolicy,
   parsePolicy,
   mergePolicies,

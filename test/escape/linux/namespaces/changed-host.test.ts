@@ -13,7 +13,7 @@
  *     → a SetupError naming the cause and the fix (never EUNKNOWN), the
  *     probe forgotten, and the next plan falls back
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { Escape } from '../../../helpers/escape.js'
