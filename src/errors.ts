@@ -66,15 +66,19 @@ export class UnsupportedError extends CordonError {
   }
 }
 
-/** A confinement step failed in the launcher (or in the addon). */
+/**
+ * A confinement step failed in the launcher (or in the addon). Made from a
+ * native error by `fromNativeError` (src/native/native-error.ts), with that
+ * error as `cause` when it was one.
+ */
 export class SetupError extends CordonError {
   readonly step: string
   readonly syscall: string
   readonly errno: number
   /** Symbolic errno, e.g. `EPERM`. */
   readonly errnoCode: string
-  constructor(step: string, syscall: string, errno: number, errnoCode: string, detail?: string) {
-    super('E_SETUP', `sandbox setup failed at step '${step}': ${syscall}: ${errnoCode} (errno ${errno})${detail ? ` — ${detail}` : ''}`)
+  constructor(step: string, syscall: string, errno: number, errnoCode: string, detail?: string, options?: { cause?: unknown }) {
+    super('E_SETUP', `sandbox setup failed at step '${step}': ${syscall}: ${errnoCode} (errno ${errno})${detail ? ` — ${detail}` : ''}`, options)
     setErrorName(this, 'SetupError')
     this.step = step
     this.syscall = syscall

@@ -56,8 +56,9 @@ describe('names', () => {
     }
   })
 
-  it('the JSON of an error keeps the fields a caller switches on', () => {
-    const err = new SetupError('cwd', 'chdir', 13, 'EACCES', '/w')
+  it('the JSON of an error keeps the fields a caller switches on, and not the cause', () => {
+    const err = new SetupError('cwd', 'chdir', 13, 'EACCES', '/w', { cause: new Error('native') })
+    expect(err.cause).toBeInstanceOf(Error)
     expect(JSON.parse(JSON.stringify(err))).toEqual({
       name: 'SetupError',
       code: 'E_SETUP',
