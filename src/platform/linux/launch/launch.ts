@@ -205,7 +205,7 @@ function childDescriptors(spec: LaunchSpec, stdinKind: 'pipe' | 'ignore' | 'inhe
     return pairs
   } catch (e) {
     for (const p of pairs) (closeQuietly(p.mine), p.owned && closeQuietly(p.theirs))
-    throw e
+    throw fromNativeError(e, { step: 'launch', syscall: 'pipe2', detail: "could not make the command's pipes" })
   }
 }
 
