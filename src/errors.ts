@@ -11,12 +11,31 @@ export type CordonErrorCode =
   | 'E_ABORTED' // the caller aborted (AbortSignal) or an approval said abort
   | 'E_FORBIDDEN' // the exec policy or an approval forbids the command
 
+/**
+ * Name an error for good. Not `new.target.name`: the CLI bundle is minified,
+ * which renames classes (a PolicyError printed `"name": "v"`). Defined like
+ * the `name` of a built-in error: writable and not enumerable (execa's
+ * `setErrorName`); `toJSON` puts it back into JSON.
+ */
+function setErrorName(error: Error, name: string): void {
+  Object.defineProperty(error, 'name', { value: name, writable: true, enumerable: false, configurable: true })
+}
+
 export class CordonError extends Error {
   readonly code: CordonErrorCode
   constructor(code: CordonErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options)
     this.code = code
-    this.name = new.target.name
+    setErrorName(this, 'CordonError')
+  }
+
+  /**
+   * For JSON.stringify: `name`, the error's own fields (`code` first), then
+   * `message` (name and message are not enumerable, as on any error). Not
+   * `cause`, which may be anything.
+   */
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, ...(this as object), message: this.message }
   }
 }
 
@@ -26,6 +45,7 @@ export class PolicyError extends CordonError {
   readonly where: string | undefined
   constructor(message: string, options?: { where?: string; cause?: unknown }) {
     super('E_POLICY', options?.where ? `${options.where}: ${message}` : message, options)
+    setErrorName(this, 'PolicyError')
     this.where = options?.where
   }
 }
@@ -38,6 +58,7 @@ export class UnsupportedError extends CordonError {
   readonly fix: string | undefined
   constructor(feature: string, required: string, found: string, fix?: string) {
     super('E_UNSUPPORTED', `${feature}: requires ${required}, found ${found}${fix ? ` (fix: ${fix})` : ''}`)
+    setErrorName(this, 'UnsupportedError')
     this.feature = feature
     this.required = required
     this.found = found
@@ -45,15 +66,20 @@ export class UnsupportedError extends CordonError {
   }
 }
 
-/** A confinement step failed in the launcher (or in the addon). */
+/**
+ * A confinement step failed in the launcher (or in the addon). Made from a
+ * native error by `fromNativeError` (src/native/native-error.ts), with that
+ * error as `cause` when it was one.
+ */
 export class SetupError extends CordonError {
   readonly step: string
   readonly syscall: string
   readonly errno: number
   /** Symbolic errno, e.g. `EPERM`. */
   readonly errnoCode: string
-  constructor(step: string, syscall: string, errno: number, errnoCode: string, detail?: string) {
-    super('E_SETUP', `sandbox setup failed at step '${step}': ${syscall}: ${errnoCode} (errno ${errno})${detail ? ` — ${detail}` : ''}`)
+  constructor(step: string, syscall: string, errno: number, errnoCode: string, detail?: string, options?: { cause?: unknown }) {
+    super('E_SETUP', `sandbox setup failed at step '${step}': ${syscall}: ${errnoCode} (errno ${errno})${detail ? ` — ${detail}` : ''}`, options)
+    setErrorName(this, 'SetupError')
     this.step = step
     this.syscall = syscall
     this.errno = errno
@@ -66,6 +92,7 @@ export class SandboxDeniedError extends CordonError {
   readonly evidence: readonly string[]
   constructor(message: string, evidence: readonly string[]) {
     super('E_SANDBOX_DENIED', message)
+    setErrorName(this, 'SandboxDeniedError')
     this.evidence = evidence
   }
 }
@@ -76,6 +103,7 @@ export class LoadError extends CordonError {
   readonly fix: string
   constructor(message: string, tried: readonly string[], fix: string, cause?: unknown) {
     super('E_LOAD', `${message}; tried: ${tried.join(', ')}; fix: ${fix}`, { cause })
+    setErrorName(this, 'LoadError')
     this.tried = tried
     this.fix = fix
   }
@@ -84,6 +112,7 @@ export class LoadError extends CordonError {
 export class AbortError extends CordonError {
   constructor(message = 'aborted', cause?: unknown) {
     super('E_ABORTED', message, { cause })
+    setErrorName(this, 'AbortError')
   }
 }
 
@@ -91,6 +120,7 @@ export class ForbiddenError extends CordonError {
   readonly reason: string
   constructor(reason: string) {
     super('E_FORBIDDEN', `forbidden: ${reason}`)
+    setErrorName(this, 'ForbiddenError')
     this.reason = reason
   }
 }

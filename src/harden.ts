@@ -4,8 +4,8 @@
  * ptrace), no core files, no LD_/DYLD_ variables. Explicit, not implicit:
  * it changes the whole Node process (debuggers can no longer attach).
  */
-import { SetupError } from './errors.js'
 import { loadNative } from './native/load.js'
+import { fromNativeError } from './native/native-error.js'
 import type { NativeHardening } from './native/binding.js'
 
 export function hardenProcess(): NativeHardening {
@@ -13,8 +13,8 @@ export function hardenProcess(): NativeHardening {
     // The addon unsets LD_*/DYLD_* in the real environment, which process.env reads live.
     return loadNative().binding.hardenSelf()
   } catch (err) {
-    const e = err as { step?: string; syscall?: string; errno?: number; code?: string }
-    if (e.syscall) throw new SetupError(e.step ?? 'harden', e.syscall, e.errno ?? 0, e.code ?? 'EUNKNOWN')
+    // An error of the addon's (it names the syscall) becomes a SetupError; a LoadError stays one.
+    if ((err as { syscall?: unknown }).syscall) throw fromNativeError(err, { step: 'harden' })
     throw err
   }
 }

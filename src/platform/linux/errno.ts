@@ -6,8 +6,20 @@ import { constants } from 'node:os'
 let errnoNames: Map<number, string> | undefined
 let signalNames: Map<number, NodeJS.Signals> | undefined
 
-export const errnoName = (n: number): string =>
-  (errnoNames ??= new Map(Object.entries(constants.errno).map(([k, v]) => [v, k]))).get(n) ?? `E${n}`
+/**
+ * Number → name, the first name listed for a number winning. os.constants
+ * lists the usual name before its aliases (SIGABRT before SIGIOT, SIGIO
+ * before SIGPOLL, EAGAIN before EWOULDBLOCK, ENOTSUP before EOPNOTSUPP), and
+ * the usual name is the one Node reports (a child's `signalCode`, libuv's
+ * error codes). A later alias must not overwrite it.
+ */
+function firstNames<T extends string>(table: Readonly<Record<string, number>>): Map<number, T> {
+  const names = new Map<number, T>()
+  for (const [name, n] of Object.entries(table)) if (!names.has(n)) names.set(n, name as T)
+  return names
+}
+
+/** `E<n>` for a number this platform has no name for. */
+export const errnoName = (n: number): string => (errnoNames ??= firstNames(constants.errno)).get(n) ?? `E${n}`
 /** undefined for a number this platform has no name for. */
-export const signalName = (n: number): NodeJS.Signals | undefined =>
-  (signalNames ??= new Map(Object.entries(constants.signals).map(([k, v]) => [v, k as NodeJS.Signals]))).get(n)
+export const signalName = (n: number): NodeJS.Signals | undefined => (signalNames ??= firstNames<NodeJS.Signals>(constants.signals)).get(n)

@@ -18,7 +18,7 @@ import { createRequire } from 'node:module'
 import type { Readable, Writable } from 'node:stream'
 import { SetupError } from '../../../errors.js'
 import { loadNative } from '../../../native/load.js'
-import { errnoName } from '../errno.js'
+import { fromNativeError } from '../../../native/native-error.js'
 import type { LauncherPlan } from '../landlock/plan.js'
 import { closeQuietly, zygoteFor, type ChildExit, type ChildFds, type Zygote } from './zygote.js'
 
@@ -205,7 +205,7 @@ function childDescriptors(spec: LaunchSpec, stdinKind: 'pipe' | 'ignore' | 'inhe
     return pairs
   } catch (e) {
     for (const p of pairs) (closeQuietly(p.mine), p.owned && closeQuietly(p.theirs))
-    throw e
+    throw fromNativeError(e, { step: 'launch', syscall: 'pipe2', detail: "could not make the command's pipes" })
   }
 }
 
@@ -233,9 +233,7 @@ function openSources(paths: readonly string[]): number[] {
       try {
         fds.push(binding.openNoFollow(path))
       } catch (e) {
-        const err = e as { errno?: number; syscall?: string }
-        const errno = err.errno ?? 0
-        throw new SetupError('launch', err.syscall ?? 'openat', errno, errnoName(errno), `${path} changed after the launch was planned (a symlink or a missing directory on the way); refusing to mount it`)
+        throw fromNativeError(e, { step: 'launch', syscall: 'openat', detail: `${path} changed after the launch was planned (a symlink or a missing directory on the way); refusing to mount it` })
       }
     }
     return fds
@@ -294,10 +292,7 @@ export function launch(spec: LaunchSpec): Launched {
 
 /** A launcher error record → the typed error the caller sees. */
 export function setupErrorFrom(status: LaunchStatus | undefined, exitCode: number | null | undefined, stderr: string): SetupError {
-  if (status && !status.ok) {
-    const errno = status.errno ?? 0
-    return new SetupError(status.step ?? 'unknown', status.syscall ?? 'unknown', errno, errnoName(errno), status.detail || undefined)
-  }
+  if (status && !status.ok) return fromNativeError(status, { step: 'unknown' })
   const tail = stderr.trim().split('\n').slice(-3).join(' | ')
   return new SetupError('launch', 'spawn', 0, 'EUNKNOWN', `the sandbox exited ${exitCode ?? '?'} before reporting${tail ? `: ${tail}` : ''}`)
 }

@@ -19,7 +19,8 @@ import { constants } from 'node:os'
 import { SetupError } from '../../../errors.js'
 import type { NativeFdReader } from '../../../native/binding.js'
 import { loadNative } from '../../../native/load.js'
-import { errnoName, signalName } from '../errno.js'
+import { fromNativeError } from '../../../native/native-error.js'
+import { signalName } from '../errno.js'
 
 /** How long a request may wait for the zygote's reply before it counts as gone. */
 const REPLY_TIMEOUT_MS = 10_000
@@ -91,8 +92,7 @@ class Zygote {
       started = loadNative().binding.spawnZygote(launcher, peer)
     } catch (e) {
       closeQuietly(socket)
-      const err = e as { errno?: number; syscall?: string }
-      throw new SetupError('launch', err.syscall ?? 'posix_spawn', err.errno ?? 0, errnoName(err.errno ?? 0), `could not start ${launcher} --zygote`)
+      throw fromNativeError(e, { step: 'launch', syscall: 'posix_spawn', detail: `could not start ${launcher} --zygote` })
     } finally {
       closeQuietly(peer)
     }
@@ -141,7 +141,7 @@ class Zygote {
     try {
       return loadNative().binding.zygoteCall(this.socket, req, fds, REPLY_TIMEOUT_MS)
     } catch (e) {
-      const err = e as { errno?: number; syscall?: string; code?: string }
+      const err = e as { code?: string }
       // Only a zygote that stopped answering (or vanished) is dropped: its
       // runs are then torn down by their parent-death signals. A request it
       // never received (EBADF, EMSGSIZE) leaves the others alone.
@@ -153,7 +153,7 @@ class Zygote {
         }
         this.shutdown()
       }
-      throw new SetupError('launch', err.syscall ?? 'zygote', err.errno ?? 0, errnoName(err.errno ?? 0), 'the launcher zygote did not take the request')
+      throw fromNativeError(e, { step: 'launch', syscall: 'zygote', detail: 'the launcher zygote did not take the request' })
     }
   }
 
@@ -166,7 +166,7 @@ class Zygote {
       throw new SetupError('launch', 'sendmsg', 7, 'E2BIG', `the launch needs ${all.length} descriptors (at most ${MAX_FDS}): too many protected or pinned paths`)
     }
     const pid = this.call(fields, all)
-    if (pid <= 0) throw new SetupError('launch', 'fork', -pid, errnoName(-pid), 'the launcher zygote could not fork')
+    if (pid <= 0) throw fromNativeError({ errno: -pid }, { step: 'launch', syscall: 'fork', detail: 'the launcher zygote could not fork' })
     const exited = new Promise<ChildExit>((resolve) => {
       const queue = this.waiters.get(pid)
       if (queue) queue.push(resolve)

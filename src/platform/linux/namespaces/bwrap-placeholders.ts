@@ -22,8 +22,8 @@
 import { closeSync, lstatSync, mkdirSync, opendirSync, openSync, readSync, readdirSync, readlinkSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { CordonError, PolicyError, SetupError } from '../../../errors.js'
-import { errnoName } from '../errno.js'
+import { CordonError, PolicyError } from '../../../errors.js'
+import { fromNativeError } from '../../../native/native-error.js'
 
 const LEASE_PREFIX = '.cordon-lease-'
 const LEASE_RE = /^\.cordon-lease-(\d+)-(\d+)-[0-9a-f]+$/
@@ -157,8 +157,7 @@ function takeLease(path: string): string {
         pause(Math.random() * Math.min(5, 0.2 * (attempt + 1)))
         continue
       }
-      const errno = Math.abs(e.errno ?? 0)
-      throw new SetupError('placeholder', e.syscall ?? 'mkdir', errno, e.code ?? errnoName(errno), `could not make the mount point ${path}`)
+      throw fromNativeError(e, { step: 'placeholder', syscall: 'mkdir', detail: `could not make the mount point ${path}` })
     }
   }
 }
