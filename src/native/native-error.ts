@@ -17,7 +17,7 @@
  * which says what was being done.
  */
 import { SetupError } from '../errors.js'
-import { errnoName } from '../platform/linux/errno.js'
+import { errnoName } from './errno.js'
 
 export interface NativeErrorContext {
   /** The step, when the error names none (a Node error, an addon call, a record without one). */

@@ -10,7 +10,7 @@ import type { DoctorCheck, DoctorReport } from '../backend.js'
 import { APPARMOR_FIX, CONTAINER_FIX, MAX_USERNS_FIX, USERNS_CLONE_FIX } from './namespaces/bwrap-diagnose.js'
 import { probeNamespaces, type NamespaceSupport } from './namespaces/bwrap-probe.js'
 import { probeHostWithUserns } from './probe.js'
-import { errnoName } from './errno.js'
+import { errnoName } from '../../native/errno.js'
 
 function usernsCheck(p: NativeProbe): DoctorCheck {
   if (p.userns) return { mechanism: 'user namespaces', ok: true, detail: 'unprivileged user + mount namespaces work' }

@@ -7,7 +7,7 @@
  */
 import { statusOf, unconfinedFilesystem, type Enforcement } from '../enforcement.js'
 import type { RunEnd, StartedRun, StartRequest } from '../backend.js'
-import { signalName } from './errno.js'
+import { signalName } from '../../native/errno.js'
 import { launch, setupErrorFrom, type LaunchedChild, type LaunchStatus } from './launch/launch.js'
 import type { LinuxPrepared } from './prepared.js'
 

@@ -20,7 +20,7 @@ import { SetupError } from '../../../errors.js'
 import type { NativeFdReader } from '../../../native/binding.js'
 import { loadNative } from '../../../native/load.js'
 import { fromNativeError } from '../../../native/native-error.js'
-import { signalName } from '../errno.js'
+import { signalName } from '../../../native/errno.js'
 
 /** How long a request may wait for the zygote's reply before it counts as gone. */
 const REPLY_TIMEOUT_MS = 10_000

@@ -6,8 +6,8 @@
 import { constants } from 'node:os'
 import { getSystemErrorName } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { errnoName, signalName } from '../../../../src/platform/linux/errno.js'
-import { nodeSignalNames } from '../../../helpers/signals.js'
+import { errnoName, signalName } from '../../../src/native/errno.js'
+import { nodeSignalNames } from '../../helpers/signals.js'
 
 describe('signalName', () => {
   it("names every signal that can end a process as node:child_process does", () => {
