@@ -77,13 +77,20 @@ export class SetupError extends CordonError {
   readonly errno: number
   /** Symbolic errno, e.g. `EPERM`. */
   readonly errnoCode: string
-  constructor(step: string, syscall: string, errno: number, errnoCode: string, detail?: string, options?: { cause?: unknown }) {
+  /**
+   * The host changed between planning and launch (a path vanished, namespaces
+   * stopped working): nothing ran, and a fresh plan may succeed. `run()`
+   * plans again once by itself; a `spawn()` caller may do the same.
+   */
+  readonly hostChanged: boolean
+  constructor(step: string, syscall: string, errno: number, errnoCode: string, detail?: string, options?: { cause?: unknown; hostChanged?: boolean }) {
     super('E_SETUP', `sandbox setup failed at step '${step}': ${syscall}: ${errnoCode} (errno ${errno})${detail ? ` — ${detail}` : ''}`, options)
     setErrorName(this, 'SetupError')
     this.step = step
     this.syscall = syscall
     this.errno = errno
     this.errnoCode = errnoCode
+    this.hostChanged = options?.hostChanged === true
   }
 }
 

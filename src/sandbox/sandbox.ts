@@ -11,6 +11,7 @@ import { loadProfile, DEFAULT_PROFILE } from '../profile/profiles.js'
 import { resolvePolicy, type ResolvedPolicy } from '../profile/resolve.js'
 import type { CanonCache } from '../profile/paths.js'
 import type { Profile, ProfileInput } from '../profile/schema.js'
+import { SetupError } from '../errors.js'
 import type { PlanRequest, PlatformBackend, PreparedLaunch } from '../platform/backend.js'
 import { backendFor } from '../platform/index.js'
 import { checkCompat } from './compat.js'
@@ -141,7 +142,17 @@ class PlatformSandbox implements Sandbox {
   }
 
   run(command: readonly string[], options?: RunOptions): Promise<SandboxResult> {
-    return Promise.resolve().then(() => this.track(() => startRun(this, command, options, this.options.compat ?? 'best-effort')))
+    const once = () => this.track(() => startRun(this, command, options, this.options.compat ?? 'best-effort'))
+    // The host changed between planning and launch (a denied path vanished,
+    // namespaces stopped working) and nothing ran: plan again, once. A
+    // second failure is the caller's to see. (spawn() cannot do this: its
+    // streams belong to the first launch.)
+    return Promise.resolve()
+      .then(once)
+      .catch((err: unknown) => {
+        if (err instanceof SetupError && err.hostChanged && !options?.signal?.aborted) return once()
+        throw err
+      })
   }
 
   /**

@@ -66,6 +66,7 @@ describe('names', () => {
       syscall: 'chdir',
       errno: 13,
       errnoCode: 'EACCES',
+      hostChanged: false,
       message: "sandbox setup failed at step 'cwd': chdir: EACCES (errno 13) — /w",
     })
   })

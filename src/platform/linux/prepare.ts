@@ -25,7 +25,7 @@ import { bwrapInWritableRoot } from './namespaces/bwrap-locate.js'
 import { buildNamespacePlan, type NamespacePlan } from './namespaces/bwrap-mode.js'
 import { acquirePlaceholder, releasePlaceholder } from './namespaces/bwrap-placeholders.js'
 import { forgetNamespaceProbe, probeNamespaces, type NamespaceSupport } from './namespaces/bwrap-probe.js'
-import { diagnoseBwrapFailure, type NamespaceCause } from './namespaces/bwrap-diagnose.js'
+import { diagnoseBwrapFailure, mountChurn, type NamespaceCause } from './namespaces/bwrap-diagnose.js'
 
 export { releaseIdlePlaceholders } from './namespaces/bwrap-placeholders.js'
 
@@ -111,8 +111,21 @@ export function prepareLinux(mode: SandboxMode, ctx: LinuxContext, opts: Prepare
   if (!ns.ok) return fallback(full, mode, ns)
   const why = mode === 'auto' ? 'auto: bubblewrap and unprivileged user namespaces work here' : 'requested'
   const plan = buildNamespacePlan(full, ns.bwrap, `${why}: namespaces (bwrap) + Landlock and seccomp in the launcher`)
-  plan.prepared.namespaceFailure = (stderr) => namespaceFailure(stderr, ctx.bwrap)
+  const targets = plan.mountTargets
+  plan.prepared.namespaceFailure = (stderr) => churnFailure(stderr, targets) ?? namespaceFailure(stderr, ctx.bwrap)
   return opts.materialize === false ? plan.prepared : materialize(plan)
+}
+
+/**
+ * A mount target changed on the host between planning and launch (another
+ * process created or removed a denied path): nothing ran, and a fresh plan
+ * sees the path as it is now.
+ */
+function churnFailure(stderr: string, targets: readonly string[]): SetupError | undefined {
+  const c = mountChurn(stderr, targets)
+  if (!c) return undefined
+  const detail = `${c.path} changed on the host between planning and launch (bwrap said: ${c.said}); nothing ran — planning again sees it as it is now`
+  return new SetupError('mounts', 'mount', c.errno, c.code, detail, { hostChanged: true })
 }
 
 /** errno of each cause that means "namespaces cannot be created here now". */
@@ -135,7 +148,7 @@ function namespaceFailure(stderr: string, bwrap: string | undefined): SetupError
   const errno = NAMESPACE_ERRNO[d.cause]
   if (!errno) return undefined
   forgetNamespaceProbe(bwrap)
-  return new SetupError('namespaces', 'bwrap', errno[0], errno[1], `namespace creation failed at launch although it worked when probed (${d.cause}): ${d.reason}; fix: ${d.fix}. The probe is forgotten: the next plan probes again (mode 'auto' then falls back to Landlock mode)`)
+  return new SetupError('namespaces', 'bwrap', errno[0], errno[1], `namespace creation failed at launch although it worked when probed (${d.cause}): ${d.reason}; fix: ${d.fix}. The probe is forgotten: the next plan probes again (mode 'auto' then falls back to Landlock mode)`, { hostChanged: true })
 }
 
 /**

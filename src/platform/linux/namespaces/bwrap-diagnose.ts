@@ -77,3 +77,32 @@ export function diagnoseBwrapFailure(stderr: string, probe: NativeProbe): Diagno
   if (has(stderr, /Unknown option|unrecognized option/)) return { cause: 'bwrap-too-old', reason: `bwrap rejected an option cordon needs; bwrap said: ${said}`, fix: 'install bubblewrap ≥ 0.5 (Debian 12 and Ubuntu 22.04 ship suitable versions)' }
   return { cause: 'unknown', reason: `bwrap could not build a sandbox; it said: ${said}`, fix: 'run `cordon doctor` and check the bwrap message above' }
 }
+
+/** The errno bwrap's message names (its own `strerror` text), for the few a mount step reports. */
+const MOUNT_ERRNO: Record<string, [number, string]> = {
+  'Read-only file system': [30, 'EROFS'],
+  'No such file or directory': [2, 'ENOENT'],
+  'Not a directory': [20, 'ENOTDIR'],
+  'Is a directory': [21, 'EISDIR'],
+}
+
+export interface MountChurn {
+  path: string
+  errno: number
+  code: string
+  said: string
+}
+
+/**
+ * A mount bwrap could not make because its target changed on the host
+ * between planning and launch — a denied path that existed when the mounts
+ * were planned and was gone when bwrap came to mask it ("Can't mkdir
+ * ~/.ssh: Read-only file system"), or the other way round. Only a path the
+ * plan mounts counts; anything else is not churn.
+ */
+export function mountChurn(stderr: string, targets: readonly string[]): MountChurn | undefined {
+  const m = /Can't (?:mkdir|create file at|remount readonly|find source path|mount tmpfs on|bind mount) (\/[^:]*): ([^\n]+)/.exec(stderr)
+  if (!m || !targets.includes(m[1]!)) return undefined
+  const [errno, code] = MOUNT_ERRNO[m[2]!.trim()] ?? [0, 'EUNKNOWN']
+  return { path: m[1]!, errno, code, said: m[0] }
+}

@@ -28,6 +28,8 @@ export interface NamespacePlan {
   prepared: LinuxPrepared
   /** Host directories to create, with a lease, right before the launch. */
   placeholders: string[]
+  /** Every path the plan mounts something on (for telling host churn from other bwrap failures). */
+  mountTargets: string[]
 }
 
 /** Landlock inside the namespaces: plain roots (the mounts do the masking). */
@@ -105,5 +107,6 @@ export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReaso
       enforcement: enforcementFor(ctx, bwrap, mounts, prot.paths, prot.notes, modeReason),
     },
     placeholders: mounts.placeholders,
+    mountTargets: mounts.ops.map((o) => o.path),
   }
 }
