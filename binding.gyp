@@ -23,7 +23,10 @@
       "cflags_cc": ["-std=c++17", "-fno-exceptions"],
       "conditions": [
         ["OS=='linux'", {
-          "sources": ["native/linux/probe.c", "native/linux/landlock-abi.c", "native/linux/seccomp-compile.c", "native/linux/zygote-client.c", "native/linux/fdpass.c"],
+          "sources": [
+            "native/linux/probe.c", "native/linux/landlock-abi.c", "native/linux/seccomp-compile.c",
+            "native/linux/zygote-client.c", "native/linux/fdpass.c"
+          ],
           "libraries": ["-l:libseccomp.a"]
         }],
         ["OS=='mac'", { "xcode_settings": { "GCC_SYMBOLS_PRIVATE_EXTERN": "YES", "MACOSX_DEPLOYMENT_TARGET": "11.0" } }]
@@ -37,10 +40,13 @@
         ["OS=='linux'", {
           "sources": [
             "native/common/err.c",
+            "native/linux/main.c",
             "native/linux/launcher.c", "native/linux/json.c", "native/linux/plan.c",
-            "native/linux/process.c", "native/linux/caps.c", "native/linux/landlock.c", "native/linux/landlock-abi.c",
-            "native/linux/seccomp.c", "native/linux/exec.c", "native/linux/supervise.c",
-            "native/linux/status.c", "native/linux/zygote.c", "native/linux/zygote-child.c", "native/linux/fdpass.c"
+            "native/linux/process.c", "native/linux/caps.c",
+            "native/linux/landlock.c", "native/linux/landlock-abi.c",
+            "native/linux/seccomp.c", "native/linux/exec.c", "native/linux/supervise.c", "native/linux/status.c",
+            "native/linux/zygote.c", "native/linux/zygote-request.c", "native/linux/zygote-child.c",
+            "native/linux/fdpass.c"
           ],
           "cflags": ["<@(hardening_cflags)", "-std=gnu11"],
           "ldflags": ["-static-pie", "-Wl,-z,relro,-z,now"]
