@@ -7,11 +7,32 @@
   # BPF program), so a prebuild needs no libseccomp on the user's machine.
   # The launcher is a static PIE: no dynamic loader work per spawn, and no
   # LD_* variable can inject code into it.
+  #
+  # The prebuilds are reproducible: scripts/check-prebuild.mjs rebuilds them
+  # from the committed sources in a temp dir and compares byte for byte
+  # (docs/linux.md, "Prebuilds"). For that:
+  #  - no absolute path reaches a binary: gyp compiles by relative path, and
+  #    -ffile-prefix-map maps the checkout and the Node headers away from
+  #    __FILE__ (assert) and from debug info should anyone add -g;
+  #  - no time: -Wdate-time makes __DATE__/__TIME__ a warning (an error in
+  #    the launcher, -Werror);
+  #  - the build id is a hash of the output (--build-id=sha1), not of time
+  #    or randomness, and not left to the distribution's default;
+  #  - the flags are ours: Node's common.gypi adds code-generation flags of
+  #    its own to every target, which can differ with the Node that runs
+  #    node-gyp. -O3 (after our -O2) and -fno-omit-frame-pointer are taken
+  #    out below; anything else (-flto, for a Node built with LTO) shows in
+  #    the flags the stamp records, and is named when a rebuild differs.
   "variables": {
     "hardening_cflags": [
       "-O2", "-fstack-protector-strong", "-D_FORTIFY_SOURCE=2", "-fvisibility=hidden",
       "-fPIE", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter"
-    ]
+    ],
+    "reproducible_cflags": [
+      "-ffile-prefix-map=<(module_root_dir)/=", "-ffile-prefix-map=<(node_root_dir)/include/node/=node/", "-Wdate-time"
+    ],
+    "reproducible_ldflags": ["-Wl,--build-id=sha1"],
+    "node_codegen_cflags": ["-O3", "-fno-omit-frame-pointer"]
   },
   "targets": [
     {
@@ -21,10 +42,16 @@
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags": ["-O2", "-fstack-protector-strong", "-D_FORTIFY_SOURCE=2", "-fvisibility=hidden", "-Wall", "-Wextra"],
       "cflags_cc": ["-std=c++17", "-fno-exceptions"],
+      "configurations": { "Release": { "cflags!": ["<@(node_codegen_cflags)"] } },
       "conditions": [
         ["OS=='linux'", {
-          "sources": ["native/linux/probe.c", "native/linux/seccomp-compile.c", "native/linux/zygote-client.c", "native/linux/fdpass.c"],
-          "libraries": ["-l:libseccomp.a"]
+          "sources": [
+            "native/linux/probe.c", "native/linux/landlock-abi.c", "native/linux/seccomp-compile.c",
+            "native/linux/zygote-client.c", "native/linux/fdpass.c"
+          ],
+          "libraries": ["-l:libseccomp.a"],
+          "cflags": ["<@(reproducible_cflags)"],
+          "ldflags": ["<@(reproducible_ldflags)"]
         }],
         ["OS=='mac'", { "xcode_settings": { "GCC_SYMBOLS_PRIVATE_EXTERN": "YES", "MACOSX_DEPLOYMENT_TARGET": "11.0" } }]
       ]
@@ -33,17 +60,21 @@
       "target_name": "cordon-launcher",
       "type": "executable",
       "include_dirs": ["native/include"],
+      "configurations": { "Release": { "cflags!": ["<@(node_codegen_cflags)"] } },
       "conditions": [
         ["OS=='linux'", {
           "sources": [
             "native/common/err.c",
+            "native/linux/main.c",
             "native/linux/launcher.c", "native/linux/json.c", "native/linux/plan.c",
-            "native/linux/process.c", "native/linux/caps.c", "native/linux/landlock.c",
-            "native/linux/seccomp.c", "native/linux/exec.c", "native/linux/supervise.c",
-            "native/linux/status.c", "native/linux/zygote.c", "native/linux/zygote-child.c", "native/linux/fdpass.c"
+            "native/linux/process.c", "native/linux/caps.c",
+            "native/linux/landlock.c", "native/linux/landlock-abi.c",
+            "native/linux/seccomp.c", "native/linux/exec.c", "native/linux/supervise.c", "native/linux/status.c",
+            "native/linux/zygote.c", "native/linux/zygote-request.c", "native/linux/zygote-child.c",
+            "native/linux/fdpass.c"
           ],
-          "cflags": ["<@(hardening_cflags)", "-std=gnu11"],
-          "ldflags": ["-static-pie", "-Wl,-z,relro,-z,now"]
+          "cflags": ["<@(hardening_cflags)", "<@(reproducible_cflags)", "-std=gnu11"],
+          "ldflags": ["-static-pie", "-Wl,-z,relro,-z,now", "<@(reproducible_ldflags)"]
         }]
       ]
     }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 #include "include/cordon.h"
+#include "include/cordon-wire.h"
 #ifdef __linux__
 #include <fcntl.h>
 #include <unistd.h>
@@ -447,6 +448,61 @@ class FdReader : public Napi::ObjectWrap<FdReader> {
 };
 #endif
 
+// The object `parent[name]`, created empty the first time.
+Napi::Object Member(Napi::Object parent, const char *name, bool array) {
+  Napi::Env env = parent.Env();
+  if (!parent.Has(name)) parent.Set(name, array ? Napi::Value(Napi::Array::New(env)) : Napi::Value(Napi::Object::New(env)));
+  return parent.Get(name).As<Napi::Object>();
+}
+
+void PushField(Napi::Object status, const char *record, const char *name) {
+  Napi::Array fields = Member(status, record, true).As<Napi::Array>();
+  fields.Set(fields.Length(), Napi::String::New(status.Env(), name));
+}
+
+// binding.wire: every constant listed in cordon-wire.h, as { group: { name:
+// value } } and status: { record: [field, …] }. The TypeScript side keeps
+// its own copy (src/platform/linux/launch/wire.ts) so that nothing loads
+// the addon just to know a descriptor number; test/native/wire-contract
+// compares the two.
+Napi::Object Wire(Napi::Env env) {
+  Napi::Object wire = Napi::Object::New(env);
+#define CORDON_EXPORT_NUM(group, name, value) Member(wire, #group, false).Set(#name, Napi::Number::New(env, value));
+#define CORDON_EXPORT_STR(group, name, value) Member(wire, #group, false).Set(#name, Napi::String::New(env, value));
+#define CORDON_EXPORT_FIELD(record, name) PushField(Member(wire, "status", false), #record, name);
+  CORDON_WIRE_EXPORTS(CORDON_EXPORT_NUM, CORDON_EXPORT_STR, CORDON_EXPORT_FIELD)
+#undef CORDON_EXPORT_NUM
+#undef CORDON_EXPORT_STR
+#undef CORDON_EXPORT_FIELD
+  return wire;
+}
+
+#ifdef __linux__
+// binding.landlock: the rights of each Landlock ABI (linux/landlock-abi.c),
+// the table the launcher uses. Masks as numbers: every Landlock right is
+// below bit 16 today, far from the 2^53 a double holds exactly.
+Napi::Object LandlockTable(Napi::Env env) {
+  Napi::Array abis = Napi::Array::New(env);
+  for (int v = 1; v <= CORDON_LANDLOCK_ABI_KNOWN; v++) {
+    const cordon_landlock_abi *row = cordon_landlock_rights(v);
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("abi", Napi::Number::New(env, row->abi));
+    o.Set("kernel", Napi::String::New(env, row->kernel));
+    o.Set("fs", Napi::Number::New(env, static_cast<double>(row->fs)));
+    o.Set("net", Napi::Number::New(env, static_cast<double>(row->net)));
+    o.Set("scoped", Napi::Number::New(env, static_cast<double>(row->scoped)));
+    o.Set("restrictFlags", Napi::Number::New(env, row->restrict_flags));
+    o.Set("attrSize", Napi::Number::New(env, row->attr_size));
+    o.Set("protection", row->protection ? Napi::Value(Napi::String::New(env, row->protection)) : env.Null());
+    abis.Set(static_cast<uint32_t>(v - 1), o);
+  }
+  Napi::Object table = Napi::Object::New(env);
+  table.Set("known", Napi::Number::New(env, CORDON_LANDLOCK_ABI_KNOWN));
+  table.Set("abis", abis);
+  return table;
+}
+#endif
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("compileSeccomp", Napi::Function::New(env, CompileSeccomp, "compileSeccomp"));
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
@@ -461,9 +517,12 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("reap", Napi::Function::New(env, Reap, "reap"));
   exports.Set("sealedMemfd", Napi::Function::New(env, SealedMemfd, "sealedMemfd"));
   exports.Set("FdReader", FdReader::Define(env));
+  exports.Set("landlock", LandlockTable(env));
 #endif
-  // 2: FdReader, sealedMemfd (src/native/load.ts refuses an addon of another version).
-  exports.Set("abiVersion", Napi::Number::New(env, 2));
+  exports.Set("wire", Wire(env));
+  // 2: FdReader, sealedMemfd; 3: wire, landlock (src/native/load.ts refuses
+  // an addon of another version).
+  exports.Set("abiVersion", Napi::Number::New(env, 3));
   return exports;
 }
 

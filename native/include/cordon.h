@@ -45,6 +45,28 @@ struct cordon_probe {
 /* with_userns: also fork a child to try a user+mount namespace (costs a fork). */
 void cordon_probe_run(struct cordon_probe *p, int with_userns);
 
+/* ---------- Landlock rights by ABI (linux/landlock-abi.c) ---------- */
+/* One row per Landlock ABI: every right the kernel knows at that ABI (each
+ * row includes the rows before it). The launcher handles exactly these
+ * rights; the addon exports the table (binding.landlock) so that the
+ * TypeScript side reports what an older kernel leaves uncontrolled from the
+ * same data. Values: include/uapi/linux/landlock.h, landlock(7). */
+struct cordon_landlock_abi {
+  int abi;
+  const char *kernel;       /* first mainline release with this ABI */
+  uint64_t fs;              /* landlock_ruleset_attr.handled_access_fs */
+  uint64_t net;             /* .handled_access_net (ABI 4) */
+  uint64_t scoped;          /* .scoped (ABI 6) */
+  uint32_t restrict_flags;  /* landlock_restrict_self() flags (ABI 7) */
+  uint32_t attr_size;       /* bytes of landlock_ruleset_attr this ABI reads */
+  const char *protection;   /* what cordon reports missing below this ABI, or NULL */
+};
+/* The highest ABI in the table. A newer kernel still works: cordon handles
+ * the rights it knows and reports the ABI it used. */
+#define CORDON_LANDLOCK_ABI_KNOWN 7
+/* The row for `abi`, the last row for a newer one, NULL below 1. */
+const struct cordon_landlock_abi *cordon_landlock_rights(int abi);
+
 /* ---------- hardening of the calling process ---------- */
 struct cordon_hardening {
   int dumpable_off;  /* PR_SET_DUMPABLE 0 applied */

@@ -8,8 +8,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "cordon.h"
+#include "cordon-wire.h"
 
-#define MAX_FDS 64 /* a request's five and namespace mode's bind sources (zygote.h MAX_CHILD_FDS) */
+#define MAX_FDS CORDON_MAX_REQUEST_FDS /* a request's five and namespace mode's bind sources */
 
 int cordon_send_fds(int sock, const void *msg, size_t len, const int *fds, size_t nfds) {
   union { char buf[CMSG_SPACE(sizeof(int) * MAX_FDS)]; struct cmsghdr align; } ctl;

@@ -41,11 +41,11 @@ struct ll_path_beneath_attr { uint64_t allowed_access; int32_t parent_fd; } __at
 #define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
 #define LL_SCOPE_SIGNAL (1ULL << 1)
 
-/* landlock_restrict_self() flags, ABI 7 (6.15). */
+/* landlock_restrict_self() flags, ABI 7 (6.15): audit logging of denials. */
+#define LL_RESTRICT_SELF_LOG_SAME_EXEC_OFF (1U << 0)
 #define LL_RESTRICT_SELF_LOG_NEW_EXEC_ON (1U << 1)
+#define LL_RESTRICT_SELF_LOG_SUBDOMAINS_OFF (1U << 2)
 
-/* The highest ABI whose rights this file knows. A newer kernel still works:
- * cordon handles the rights it knows and reports the ABI it used. */
-#define LL_ABI_KNOWN 7
+/* Which of these each ABI knows: the table in landlock-abi.c (cordon.h). */
 
 #endif

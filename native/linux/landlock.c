@@ -26,18 +26,6 @@ int landlock_abi_version(void) {
   return v < 0 ? -errno : (int)v;
 }
 
-/* Every filesystem right the negotiated ABI knows is handled, so nothing is
- * allowed by omission: REFER (ABI 2) stops renaming a file out of a
- * restricted tree, TRUNCATE (ABI 3) stops truncating read-only files through
- * O_TRUNC/truncate(2), IOCTL_DEV (ABI 5) stops device ioctls. */
-static uint64_t fs_handled(int abi) {
-  uint64_t m = (1ULL << 13) - 1;
-  if (abi >= 2) m |= LL_FS_REFER;
-  if (abi >= 3) m |= LL_FS_TRUNCATE;
-  if (abi >= 5) m |= LL_FS_IOCTL_DEV;
-  return m;
-}
-
 static uint64_t rights_for(unsigned acc, uint64_t handled) {
   uint64_t r = 0;
   if (acc & ACC_READ) r |= FS_READ | LL_FS_EXECUTE;
@@ -90,22 +78,20 @@ static int add_path_rule(int ruleset, const struct ll_rule *rule, uint64_t handl
   return 0;
 }
 
-static int create_ruleset(const struct plan *p, int abi, struct applied *a, struct cordon_err *e) {
-  struct ll_ruleset_attr attr = {fs_handled(abi), 0, 0};
-  size_t size = sizeof attr;
+/* Every filesystem right the negotiated ABI knows is handled, so nothing is
+ * allowed by omission (landlock-abi.c says what each right stops). */
+static int create_ruleset(const struct plan *p, const struct cordon_landlock_abi *abi, struct applied *a,
+                          struct cordon_err *e) {
+  struct ll_ruleset_attr attr = {abi->fs, 0, 0};
   /* TCP bind/connect handled with no port rule = denied (ABI 4). UDP and
    * other families are left to seccomp, which denies the socket() call. */
-  if (abi >= 4 && p->ll_network_off) attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+  if (p->ll_network_off) attr.handled_access_net = abi->net & (LL_NET_BIND_TCP | LL_NET_CONNECT_TCP);
   /* Scopes (ABI 6): no signals to processes outside the sandbox, no connect
    * to abstract unix sockets created outside it (e.g. a host D-Bus). */
-  if (abi >= 6) {
-    if (p->ll_scope_signal) attr.scoped |= LL_SCOPE_SIGNAL;
-    if (p->ll_scope_abstract_unix) attr.scoped |= LL_SCOPE_ABSTRACT_UNIX_SOCKET;
-  } else {
-    size = 2 * sizeof(uint64_t);
-  }
-  if (abi < 4) size = sizeof(uint64_t); /* older kernels reject unknown tail fields */
-  int fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+  if (p->ll_scope_signal) attr.scoped |= abi->scoped & LL_SCOPE_SIGNAL;
+  if (p->ll_scope_abstract_unix) attr.scoped |= abi->scoped & LL_SCOPE_ABSTRACT_UNIX_SOCKET;
+  /* Only the fields this ABI reads: older kernels reject a larger struct. */
+  int fd = (int)syscall(SYS_landlock_create_ruleset, &attr, (size_t)abi->attr_size, 0);
   if (fd < 0) { cordon_err_set(e, "landlock", "landlock_create_ruleset", errno); return -1; }
   a->fs_handled = attr.handled_access_fs;
   a->net_handled = attr.handled_access_net != 0;
@@ -113,10 +99,11 @@ static int create_ruleset(const struct plan *p, int abi, struct applied *a, stru
   return fd;
 }
 
-static int restrict_self(int ruleset, int abi, const struct plan *p, struct applied *a, struct cordon_err *e) {
+static int restrict_self(int ruleset, const struct cordon_landlock_abi *abi, const struct plan *p, struct applied *a,
+                         struct cordon_err *e) {
   /* ABI 7: keep logging denials after execve, so the audit log shows what
    * the sandboxed program tried (off by default for the new program). */
-  unsigned flags = (abi >= 7 && p->ll_log) ? LL_RESTRICT_SELF_LOG_NEW_EXEC_ON : 0;
+  unsigned flags = p->ll_log ? abi->restrict_flags & LL_RESTRICT_SELF_LOG_NEW_EXEC_ON : 0;
   if (syscall(SYS_landlock_restrict_self, ruleset, flags) < 0) {
     cordon_err_set(e, "landlock", "landlock_restrict_self", errno);
     return -1;
@@ -126,16 +113,16 @@ static int restrict_self(int ruleset, int abi, const struct plan *p, struct appl
 }
 
 int step_landlock(const struct plan *p, struct applied *a, struct cordon_err *e) {
-  int abi, ruleset, rc = 0;
+  int version, ruleset, rc = 0;
   if (!p->landlock) return 0;
-  abi = landlock_abi_version();
-  if (abi <= 0) {
+  version = landlock_abi_version();
+  if (version <= 0) {
     /* Best-effort runs without Landlock and says so; hard refuses. */
     if (!p->hard) return 0;
-    cordon_err_set(e, "landlock", "landlock_create_ruleset", -abi);
+    cordon_err_set(e, "landlock", "landlock_create_ruleset", -version);
     return -1;
   }
-  if (abi > LL_ABI_KNOWN) abi = LL_ABI_KNOWN;
+  const struct cordon_landlock_abi *abi = cordon_landlock_rights(version); /* capped at the newest known */
   if ((ruleset = create_ruleset(p, abi, a, e)) < 0) return -1;
   for (size_t i = 0; i < p->n_ll_rules && rc >= 0; i++) {
     rc = add_path_rule(ruleset, &p->ll_rules[i], a->fs_handled, e);
@@ -144,6 +131,6 @@ int step_landlock(const struct plan *p, struct applied *a, struct cordon_err *e)
   if (rc >= 0) rc = restrict_self(ruleset, abi, p, a, e);
   close(ruleset);
   if (rc < 0) return -1;
-  a->landlock_abi = abi;
+  a->landlock_abi = abi->abi;
   return 0;
 }

@@ -1,11 +1,10 @@
 /*
- * launcher.c — cordon's pre-exec sequence on Linux.
+ * launcher.c — cordon's pre-exec sequence on Linux: one confined command.
  *
- *   cordon-launcher --plan-fd N --status-fd M
- *
- *   cordon-launcher --zygote        (a spawn server: zygote.c)
- *
- * Reads the plan (JSON) from fd N until EOF, then applies, in this order:
+ * Entered from main.c (`cordon-launcher --plan-fd N --status-fd M`) or in a
+ * child of the zygote (zygote-child.c), on an already-open plan fd and
+ * status fd. Reads the plan (JSON) from the plan fd until EOF, then
+ * applies, in this order:
  *   setsid → parent death signal → cwd → close fds → rlimits →
  *   capabilities → no_new_privs → fork; in the child: Landlock → seccomp
  *   (last) → execve; the parent stays as the command's supervisor
@@ -14,7 +13,8 @@
  * The order matters: capabilities are dropped before no_new_privs (so a
  * root caller cannot re-gain them), Landlock needs no_new_privs when
  * unprivileged, and seccomp goes last so the filter never blocks a setup
- * call. Any failure is reported on fd M and the launcher exits 125.
+ * call. Any failure is reported on the status fd and the launcher exits
+ * CORDON_EXIT_SETUP (125).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,10 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cordon-wire.h"
 #include "launcher.h"
-
-#define EXIT_SETUP 125
-#define MAX_PLAN (64u << 20) /* a plan is kilobytes; refuse absurd input */
 
 static char *read_all(int fd, size_t *len) {
   size_t cap = 65536, n = 0;
@@ -36,7 +34,8 @@ static char *read_all(int fd, size_t *len) {
     if (r <= 0) break;
     n += (size_t)r;
     if (n == cap) {
-      if (cap >= MAX_PLAN) { free(buf); return NULL; }
+      /* A plan is kilobytes: refuse absurd input rather than read without bound. */
+      if (cap >= CORDON_MAX_PLAN_BYTES) { free(buf); errno = EFBIG; return NULL; }
       cap *= 2;
       char *bigger = realloc(buf, cap + 1);
       if (!bigger) { free(buf); return NULL; }
@@ -46,12 +45,6 @@ static char *read_all(int fd, size_t *len) {
   if (buf) buf[n] = 0;
   *len = n;
   return buf;
-}
-
-static int parse_fd_arg(int argc, char **argv, const char *flag) {
-  for (int i = 1; i + 1 < argc; i++)
-    if (strcmp(argv[i], flag) == 0) return atoi(argv[i + 1]);
-  return -1;
 }
 
 static int load_plan(int plan_fd, struct plan *p, struct cordon_err *e) {
@@ -83,24 +76,17 @@ static int run_steps(const struct plan *p, int status_fd, struct applied *a, str
   return 0;
 }
 
-/* The launcher proper, on an already-open plan fd and status fd: also the
- * entry point of each child the zygote forks (zygote.c). Returns only on
- * failure, with the exit status to use. */
+/* Returns only on failure, with the exit status to use. */
 int launcher_run(int plan_fd, int status_fd) {
   struct plan plan;
   struct applied applied;
   struct cordon_err err;
   memset(&applied, 0, sizeof applied);
   memset(&err, 0, sizeof err);
-  if (plan_fd < 3 || status_fd < 3 || fcntl(status_fd, F_SETFD, FD_CLOEXEC) < 0) return EXIT_SETUP;
+  if (plan_fd < 3 || status_fd < 3 || fcntl(status_fd, F_SETFD, FD_CLOEXEC) < 0) return CORDON_EXIT_SETUP;
   if (load_plan(plan_fd, &plan, &err) == 0 && run_steps(&plan, status_fd, &applied, &err) == 0) {
     step_supervise(&plan, status_fd, &applied, &err); /* returns only on failure */
   }
   status_write_err(status_fd, &err);
-  return EXIT_SETUP;
-}
-
-int main(int argc, char **argv) {
-  if (argc == 2 && strcmp(argv[1], "--zygote") == 0) return zygote_main();
-  return launcher_run(parse_fd_arg(argc, argv, "--plan-fd"), parse_fd_arg(argc, argv, "--status-fd"));
+  return CORDON_EXIT_SETUP;
 }

@@ -3,8 +3,9 @@
  *
  * The launcher is exec'd fresh by the TypeScript side (never forked from
  * Node) — once per command, or once per caller as a zygote that forks a
- * fresh single-threaded copy of itself per command —, reads one validated plan as JSON from a dedicated fd, applies the
- * confinement steps in a fixed order and execve()s the command. Doing the
+ * fresh single-threaded copy of itself per command (main.c) —, reads one
+ * validated plan as JSON from a dedicated fd, applies the confinement steps
+ * in a fixed order and execve()s the command. Doing the
  * work in a fresh single-threaded process means none of the restrictions
  * after fork() in a multi-threaded parent apply (see signal-safety(7)).
  */
@@ -83,11 +84,13 @@ int step_seccomp(const struct plan *p, struct applied *a, struct cordon_err *e);
 int step_exec(const struct plan *p, struct cordon_err *e);
 int step_supervise(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e);
 
+/* The running kernel's Landlock ABI, or -errno (landlock.c). */
 int landlock_abi_version(void);
 
-/* launcher.c / zygote.c: the two entry points */
+/* launcher.c: one confined command on an open plan fd and status fd (from
+ * main.c, or in a child of the zygote). Returns only on failure, with the
+ * exit status to use. */
 int launcher_run(int plan_fd, int status_fd);
-int zygote_main(void);
 
 /* status.c: one JSON line on the close-on-exec status fd */
 void status_write_ok(int fd, const struct applied *a);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "cordon-wire.h"
 #include "launcher.h"
 
 static int bad(struct cordon_err *e, const char *what) {
@@ -173,7 +174,7 @@ int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e
   memset(p, 0, sizeof *p);
   if (!root || root->type != J_OBJ) return bad(e, "plan");
   if (only_keys(root, keys, e)) return -1;
-  if (!v || v->type != J_NUM || v->num != 1) return bad(e, "v (plan version)");
+  if (!v || v->type != J_NUM || v->num != CORDON_PLAN_VERSION) return bad(e, "v (plan version)");
   if (!(p->argv = string_array(json_get(root, "argv"), 0))) return bad(e, "argv");
   if (!(p->envp = string_array(json_get(root, "env"), 1))) return bad(e, "env");
   if (!cwd || cwd->type != J_STR) return bad(e, "cwd");

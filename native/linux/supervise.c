@@ -31,6 +31,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "cordon-wire.h"
 #include "launcher.h"
 
 #define MAX_SWEEPS 256 /* bound the kill loop against a fork bomb */
@@ -143,18 +144,18 @@ static int child_exec(void *arg) {
   memset(&e, 0, sizeof e);
   /* If the supervisor dies (SIGKILL from the caller), the command dies too.
    * The death signal is cleared for a new child, so it is set again here. */
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != c->supervisor) _exit(125);
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != c->supervisor) _exit(CORDON_EXIT_SETUP);
   /* Landlock and seccomp bind this task only (landlock_restrict_self(2),
    * seccomp(2) without TSYNC): the supervisor stays outside both. */
   if (step_landlock(c->p, c->a, &e) || step_seccomp(c->p, c->a, &e)) {
     status_write_err(c->status_fd, &e);
-    _exit(125);
+    _exit(CORDON_EXIT_SETUP);
   }
   status_write_ok(c->status_fd, c->a);
   restore_signals(c);
   step_exec(c->p, &e);
   status_write_err(c->status_fd, &e);
-  _exit(e.err == ENOENT ? 127 : 126);
+  _exit(e.err == ENOENT ? CORDON_EXIT_NOT_FOUND : CORDON_EXIT_CANNOT_EXECUTE);
 }
 
 /* Start the command like posix_spawn(3) does: CLONE_VM | CLONE_VFORK shares
@@ -187,5 +188,5 @@ int step_supervise(const struct plan *p, int status_fd, struct applied *a, struc
   sweep();
   status_write_exit(status_fd, status);
   if (status >= 0 && WIFSIGNALED(status)) _exit(128 + WTERMSIG(status));
-  _exit(status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : 125);
+  _exit(status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : CORDON_EXIT_SETUP);
 }

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cordon.h"
+#include "cordon-wire.h"
 
 /* Never 0, 1 or 2: a caller that closed one of its standard descriptors
  * would otherwise get a cordon descriptor there, and a run with
@@ -104,8 +105,8 @@ int cordon_zygote_call(int sock, const void *msg, size_t len, const int *fds, si
 }
 
 /* Descriptors handed to the zygote are first moved to 10 and up, so that
- * placing them at 3 and 4 is always a real dup2 (which clears
- * close-on-exec), never a no-op on a descriptor that would then close. */
+ * placing them at 3 and 4 (CORDON_FD_ZYGOTE_*) is always a real dup2 (which
+ * clears close-on-exec), never a no-op on a descriptor that would then close. */
 static int above(int fd) {
   return fcntl(fd, F_DUPFD_CLOEXEC, 10);
 }
@@ -125,12 +126,14 @@ static int zygote_attrs(posix_spawnattr_t *a) {
   return 0;
 }
 
-/* stdio on /dev/null, the request socket on 3, the event pipe on 4. */
+/* stdio on /dev/null, the request socket on 3, the event pipe on 4 (cordon-wire.h). */
 static int zygote_fds(posix_spawn_file_actions_t *f, int req, int events) {
   if (posix_spawn_file_actions_init(f)) return -1;
   for (int fd = 0; fd <= 2; fd++)
     if (posix_spawn_file_actions_addopen(f, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)) goto fail;
-  if (posix_spawn_file_actions_adddup2(f, req, 3) || posix_spawn_file_actions_adddup2(f, events, 4)) goto fail;
+  if (posix_spawn_file_actions_adddup2(f, req, CORDON_FD_ZYGOTE_REQUESTS) ||
+      posix_spawn_file_actions_adddup2(f, events, CORDON_FD_ZYGOTE_EVENTS))
+    goto fail;
   return 0;
 fail:
   posix_spawn_file_actions_destroy(f);
@@ -148,7 +151,7 @@ int cordon_spawn_zygote(const char *path, int req, pid_t *pid_out, int *events_o
   int pipefd[2] = {-1, -1}, req_hi = -1, ev_hi = -1, rc = -1;
   posix_spawnattr_t attrs;
   posix_spawn_file_actions_t acts;
-  char *argv[] = {(char *)path, (char *)"--zygote", NULL}, *envp[] = {NULL};
+  char *argv[] = {(char *)path, (char *)CORDON_ARG_ZYGOTE, NULL}, *envp[] = {NULL};
   if (cordon_pipe(pipefd, e) < 0) return -1;
   if ((req_hi = above(req)) < 0 || (ev_hi = above(pipefd[1])) < 0) { cordon_err_set(e, "launch", "fcntl", errno); goto out; }
   if (zygote_attrs(&attrs) < 0) { cordon_err_set(e, "launch", "posix_spawnattr", errno); goto out; }

@@ -11,13 +11,10 @@
  * normal launcher sequence (launcher.c) on the descriptors the caller sent,
  * or, in namespace mode, execs bubblewrap, which runs the launcher inside.
  *
- * Requests (SOCK_SEQPACKET, one message each; unix(7) SCM_RIGHTS):
- *   "L\0" UMASK "\0"                 + 5 fds  run the launcher on fds 0..4
- *   "X\0" UMASK "\0" FILE "\0" ARGS… + 5 fds  execve FILE ARGS… on fds 0..4
- *   "K\0" PID "\0" SIG "\0" g|p "\0"          signal a child that has not been
- *                                             reaped: its process group, or it alone
- * Each gets one int32 reply: the child's pid, 0 for K, or -errno.
- * Events (stream): "PID WAITSTATUS\n" for every child reaped.
+ * Requests arrive on fd 3 (SOCK_SEQPACKET, one message each, with the
+ * child's descriptors attached; format: zygote-request.h), each answered
+ * with one int32: the child's pid, 0 for a kill, or -errno. Events go out
+ * on fd 4 (a stream): "PID WAITSTATUS\n" for every child reaped.
  *
  * Children are forked one request ahead (the "spare",
  * zygote-child.c), so the fork is not on the caller's path.
@@ -37,7 +34,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "launcher.h"
+#include "cordon-wire.h"
 #include "zygote.h"
 
 #define MAX_CHILDREN 4096
@@ -62,23 +59,20 @@ static int is_child(pid_t pid) {
 
 static void reply(int value) {
   int32_t v = value;
-  while (send(REQ_FD, &v, sizeof v, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
+  while (send(CORDON_FD_ZYGOTE_REQUESTS, &v, sizeof v, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
 }
 
-static pid_t start(struct request *r, int sig_fd) {
+static pid_t start(struct zy_request *r, const struct zy_parsed *q, int sig_fd) {
   pid_t pid = zy_spare_take(r);
-  return pid > 0 ? pid : zy_start(r, sig_fd);
+  return pid > 0 ? pid : zy_start(r, q, sig_fd);
 }
 
-static void spawn_request(struct request *r, char **f, size_t nf, int sig_fd) {
-  /* The launcher takes exactly its five; bwrap also the bind sources after them. */
-  int fds_ok = f[0][0] == 'X' ? r->nfds >= CHILD_FDS : r->nfds == CHILD_FDS;
-  if (!fds_ok || nf < 2 || (f[0][0] == 'X' && nf < 3)) { zy_close_fds(r); reply(-EINVAL); return; }
-  pid_t pid = start(r, sig_fd);
+static void spawn_request(struct zy_request *r, const struct zy_parsed *q, int sig_fd) {
+  pid_t pid = start(r, q, sig_fd);
   int err = errno;
   /* Closed before the next spare is forked: a spare holding this
    * command's pipe ends would keep its output from reaching EOF. */
-  zy_close_fds(r);
+  zy_request_close_fds(r);
   if (pid < 0) reply(-err);
   else if (track(pid, 0) < 0) { kill(pid, SIGKILL); reply(-EAGAIN); } /* reaped and reported as usual */
   else reply(pid);
@@ -89,26 +83,22 @@ static void spawn_request(struct request *r, char **f, size_t nf, int sig_fd) {
 /* Signal a live child alone ("p": SIGUSR2 asks its supervisor for a
  * tear-down), or its process group ("g": the launcher made it a session
  * leader; before setsid() the group does not exist yet and the child alone
- * is signalled). */
-static void kill_request(char **f, size_t nf) {
-  pid_t pid = nf == 4 ? (pid_t)atoi(f[1]) : 0;
-  int sig = nf == 4 ? atoi(f[2]) : 0;
-  if (!is_child(pid) || sig <= 0 || sig >= NSIG || (f[3][0] != 'g' && f[3][0] != 'p')) { reply(-ESRCH); return; }
-  if ((f[3][0] == 'g' && kill(-pid, sig) == 0) || kill(pid, sig) == 0) reply(0);
+ * is signalled). Only a child in the table above. */
+static void kill_request(const struct zy_parsed *q) {
+  if (!is_child(q->pid)) { reply(-ESRCH); return; }
+  if ((q->group && kill(-q->pid, q->sig) == 0) || kill(q->pid, q->sig) == 0) reply(0);
   else reply(-errno);
 }
 
-static void handle(struct request *r, int sig_fd) {
-  char *f[MAX_ARGS + 2];
-  size_t nf = zy_fields(r, f, MAX_ARGS + 1);
-  if (nf > MAX_ARGS) { zy_close_fds(r); reply(-E2BIG); return; } /* never a truncated argv */
-  f[nf] = NULL;
-  if (nf > 0 && (f[0][0] == 'L' || f[0][0] == 'X') && f[0][1] == 0) spawn_request(r, f, nf, sig_fd);
-  else if (nf > 0 && f[0][0] == 'K' && f[0][1] == 0 && r->nfds == 0) kill_request(f, nf);
-  else { zy_close_fds(r); reply(-EINVAL); }
+static void handle(struct zy_request *r, int sig_fd) {
+  static struct zy_parsed q; /* 32 KiB of field pointers: not on the stack */
+  int rc = zy_request_parse(r, &q);
+  if (rc < 0) { zy_request_close_fds(r); reply(rc); }
+  else if (q.kind == ZY_KILL) kill_request(&q);
+  else spawn_request(r, &q, sig_fd);
 }
 
-/* Exit lines waiting for the caller to read them. EVENT_FD is non-blocking:
+/* Exit lines waiting for the caller to read them. The event stream is non-blocking:
  * a caller whose event loop is busy must not stall the zygote (and with it
  * every request) on a full socket buffer. At most one line per live child
  * is ever queued, so the queue is bounded by MAX_CHILDREN. */
@@ -118,7 +108,7 @@ static size_t n_events;
 static int flush_events(void) {
   size_t done = 0;
   while (done < n_events) {
-    ssize_t w = write(EVENT_FD, events + done, n_events - done);
+    ssize_t w = write(CORDON_FD_ZYGOTE_EVENTS, events + done, n_events - done);
     if (w < 0 && errno == EINTR) continue;
     if (w < 0 && errno == EAGAIN) break;
     if (w <= 0) return -1; /* the caller is gone */
@@ -164,8 +154,8 @@ static int zygote_setup(void) {
    * caller turned this on before sending anything (credentials are attached
    * at send time); a socket without it is refused rather than trusted. */
   socklen_t len = sizeof on;
-  if (getsockopt(REQ_FD, SOL_SOCKET, SO_PASSCRED, &on, &len) < 0 || !on) return -1;
-  if (fcntl(EVENT_FD, F_SETFL, fcntl(EVENT_FD, F_GETFL) | O_NONBLOCK) < 0) return -1;
+  if (getsockopt(CORDON_FD_ZYGOTE_REQUESTS, SOL_SOCKET, SO_PASSCRED, &on, &len) < 0 || !on) return -1;
+  if (fcntl(CORDON_FD_ZYGOTE_EVENTS, F_SETFL, fcntl(CORDON_FD_ZYGOTE_EVENTS, F_GETFL) | O_NONBLOCK) < 0) return -1;
   signal(SIGPIPE, SIG_IGN); /* a vanished caller is an EPIPE, not a death */
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -173,29 +163,36 @@ static int zygote_setup(void) {
   return signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
+/* What poll() reported: 1 to go on, 0 or 125 to exit with. */
+static int on_request(struct zy_request *r, pid_t caller, int sig_fd) {
+  ssize_t n = zy_request_receive(CORDON_FD_ZYGOTE_REQUESTS, r, caller);
+  if (n == 0) return 0; /* the caller closed the socket: done */
+  /* Sent by another process: the socket has leaked. Stop serving it at
+   * once (the caller sees the zygote gone and starts a new one). */
+  if (n < 0 && errno == EPERM) return CORDON_EXIT_SETUP;
+  if (n < 0 && errno == EMSGSIZE) reply(-EMSGSIZE);
+  else if (n < 0 && errno != EAGAIN) return CORDON_EXIT_SETUP;
+  else if (n > 0) handle(r, sig_fd);
+  return 1;
+}
+
 int zygote_main(void) {
-  struct request r = {.buf = malloc(MAX_REQUEST + 1), .cap = MAX_REQUEST};
+  struct zy_request r;
   pid_t caller = getppid();
-  int sig_fd = zygote_setup();
-  if (sig_fd < 0 || !r.buf) return 125;
+  int sig_fd = zygote_setup(), rc = 1;
+  if (sig_fd < 0 || zy_request_init(&r) < 0) return CORDON_EXIT_SETUP;
   zy_spare_make(sig_fd);
-  struct pollfd p[3] = {{REQ_FD, POLLIN, 0}, {sig_fd, POLLIN, 0}, {EVENT_FD, 0, 0}};
-  for (;;) {
+  struct pollfd p[3] = {{CORDON_FD_ZYGOTE_REQUESTS, POLLIN, 0}, {sig_fd, POLLIN, 0}, {CORDON_FD_ZYGOTE_EVENTS, 0, 0}};
+  while (rc == 1) {
     p[2].events = n_events ? POLLOUT : 0;
     if (poll(p, 3, -1) < 0) {
       if (errno == EINTR) continue;
-      return 125;
+      return CORDON_EXIT_SETUP;
     }
     if ((p[1].revents & POLLIN) && reap(sig_fd) < 0) return 0;
     if (p[2].revents & (POLLERR | POLLHUP)) return 0; /* the caller closed its end: gone */
     if ((p[2].revents & POLLOUT) && flush_events() < 0) return 0;
-    if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-    ssize_t n = zy_receive(REQ_FD, &r, caller);
-    if (n == 0) return 0; /* the caller closed the socket: done */
-    /* Sent by another process: the socket has leaked. Stop serving it at
-     * once (the caller sees the zygote gone and starts a new one). */
-    if (n < 0 && errno == EPERM) return 125;
-    if (n < 0) { if (errno == EMSGSIZE) reply(-EMSGSIZE); else if (errno != EAGAIN) return 125; continue; }
-    handle(&r, sig_fd);
+    if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) rc = on_request(&r, caller, sig_fd);
   }
+  return rc;
 }

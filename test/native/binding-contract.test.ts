@@ -77,10 +77,10 @@ describe('probe()', () => {
 })
 
 describe('module', () => {
-  it('exports probe, hardenSelf and abiVersion 2 (FdReader, sealedMemfd)', () => {
+  it('exports probe, hardenSelf and abiVersion 3 (FdReader, sealedMemfd; wire, landlock)', () => {
     expect(typeof binding.probe).toBe('function')
     expect(typeof binding.hardenSelf).toBe('function')
-    expect(binding.abiVersion).toBe(2)
+    expect(binding.abiVersion).toBe(3)
     expect(typeof binding.FdReader).toBe('function')
     expect(typeof binding.sealedMemfd).toBe('function')
   })

@@ -17,10 +17,32 @@ export function probeHostWithUserns(): NativeProbe {
   return withUserns
 }
 
-/** Rights and features by Landlock ABI (landlock(7), "Previous limitations"). */
-export const LANDLOCK_FEATURES = [
-  { abi: 2, protection: 'landlock-refer', reason: 'renaming or linking files across directories is not controlled (ABI 2, Linux 5.19)' },
-  { abi: 3, protection: 'landlock-truncate', reason: 'truncating read-only files is not controlled (ABI 3, Linux 6.2)' },
-  { abi: 5, protection: 'landlock-ioctl-dev', reason: 'ioctl on device files is not controlled (ABI 5, Linux 6.10)' },
-  { abi: 6, protection: 'signal-scope', reason: 'signals to processes outside the sandbox are not blocked — its supervisor included, so what the command leaves behind could outlive it (ABI 6, Linux 6.12)' },
-] as const
+/**
+ * Why a protection is missing below the Landlock ABI that brought it. Which
+ * ABI and kernel that is comes from the addon's table of rights by ABI
+ * (native/linux/landlock-abi.c, the launcher's own): this file keeps only
+ * the wording, by protection.
+ */
+const UNCONTROLLED: Readonly<Record<string, string>> = {
+  'landlock-refer': 'renaming or linking files across directories is not controlled',
+  'landlock-truncate': 'truncating read-only files is not controlled',
+  'landlock-ioctl-dev': 'ioctl on device files is not controlled',
+  'signal-scope': 'signals to processes outside the sandbox are not blocked — its supervisor included, so what the command leaves behind could outlive it',
+}
+
+export interface LandlockFeature {
+  /** The ABI that brought it. */
+  abi: number
+  protection: string
+  reason: string
+}
+
+let features: readonly LandlockFeature[] | undefined
+
+/** The protections a kernel below each Landlock ABI lacks (landlock(7), "Previous limitations"). */
+export function landlockFeatures(): readonly LandlockFeature[] {
+  features ??= loadNative().binding.landlock.abis.flatMap(({ abi, kernel, protection }) =>
+    protection ? [{ abi, protection, reason: `${UNCONTROLLED[protection] ?? `${protection} is not enforced`} (ABI ${abi}, Linux ${kernel})` }] : [],
+  )
+  return features
+}

@@ -10,7 +10,7 @@ import type { ResolvedPolicy } from '../../../profile/resolve.js'
 import type { Enforcement, MissingProtection } from '../../enforcement.js'
 import { statusOf, unconfinedFilesystem } from '../../enforcement.js'
 import { coversHostDevices, DEVICE_FILES, landlockRules, type LandlockRule } from './landlock-rules.js'
-import { LANDLOCK_FEATURES } from '../probe.js'
+import { landlockFeatures } from '../probe.js'
 import { loadSeccompRules, type SeccompRule } from '../seccomp/seccomp-rules.js'
 
 export interface LauncherPlan {
@@ -92,7 +92,7 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
     missing.push(landlockUnavailable(probe, 'reads and writes are not confined'))
     missing.push(unconfinedFilesystem('Landlock mode without Landlock', 'install bubblewrap and allow unprivileged user namespaces (namespace mode), or boot a kernel with Landlock'))
   } else {
-    for (const f of LANDLOCK_FEATURES) if (abi < f.abi) missing.push({ protection: f.protection, explicit: false, reason: f.reason, fix: `a kernel with Landlock ABI ${f.abi}` })
+    for (const f of landlockFeatures()) if (abi < f.abi) missing.push({ protection: f.protection, explicit: false, reason: f.reason, fix: `a kernel with Landlock ABI ${f.abi}` })
   }
   if (!probe.seccomp) missing.push(seccompUnavailable(probe))
   if (policy.network === 'off' && !probe.seccomp && (abi === null || abi < 4)) missing.push({ protection: 'network', explicit: true, reason: 'neither seccomp nor Landlock ABI 4 can block sockets' })

@@ -20,14 +20,15 @@ import { SetupError } from '../../../errors.js'
 import { loadNative } from '../../../native/load.js'
 import { fromNativeError } from '../../../native/native-error.js'
 import type { LauncherPlan } from '../landlock/plan.js'
+import { WIRE } from './wire.js'
 import { closeQuietly, zygoteFor, type ChildExit, type ChildFds, type Zygote } from './zygote.js'
 
-export const PLAN_FD = 3
-export const STATUS_FD = 4
+export const PLAN_FD = WIRE.fd.plan
+export const STATUS_FD = WIRE.fd.status
 /** The launcher's own arguments: where to read the plan and write the status. */
-export const LAUNCHER_ARGS: readonly string[] = ['--plan-fd', String(PLAN_FD), '--status-fd', String(STATUS_FD)]
+export const LAUNCHER_ARGS: readonly string[] = [WIRE.arg.planFd, String(PLAN_FD), WIRE.arg.statusFd, String(STATUS_FD)]
 /** Exit status of the launcher when a confinement step failed. */
-export const EXIT_SETUP = 125
+export const EXIT_SETUP = WIRE.exit.setup
 
 export interface LaunchStatus {
   ok: boolean

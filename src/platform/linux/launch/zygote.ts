@@ -21,11 +21,12 @@ import type { NativeFdReader } from '../../../native/binding.js'
 import { loadNative } from '../../../native/load.js'
 import { fromNativeError } from '../../../native/native-error.js'
 import { signalName } from '../../../native/errno.js'
+import { WIRE } from './wire.js'
 
 /** How long a request may wait for the zygote's reply before it counts as gone. */
 const REPLY_TIMEOUT_MS = 10_000
 /** A request is one SOCK_SEQPACKET message, bounded by the socket's send buffer (net.core.wmem_default). */
-const MAX_REQUEST_BYTES = 160 * 1024
+const MAX_REQUEST_BYTES = WIRE.limit.requestBytes
 /** Errors after which the request/reply stream can no longer be trusted to be in step. */
 const FATAL = new Set(['ETIMEDOUT', 'ECONNRESET', 'EPIPE'])
 
@@ -54,8 +55,8 @@ export type ChildFds = [number, number, number, number, number]
  */
 export type ZygoteJob = { kind: 'launcher' } | { kind: 'exec'; file: string; args: readonly string[]; extraFds?: readonly number[] }
 
-/** The zygote takes at most 64 descriptors per request (native/linux/zygote.h). */
-const MAX_FDS = 64
+/** The most descriptors the zygote takes with one request. */
+const MAX_FDS = WIRE.fd.maxPerRequest
 
 function decodeWaitStatus(status: number): ChildExit {
   const sig = status & 0x7f
@@ -160,7 +161,7 @@ class Zygote {
   /** Fork one child; resolves `exited` with its wait status. */
   start(job: ZygoteJob, fds: ChildFds): { pid: number; exited: Promise<ChildExit> } {
     const umask = process.umask().toString(8)
-    const fields = job.kind === 'launcher' ? ['L', umask] : ['X', umask, job.file, ...job.args]
+    const fields = job.kind === 'launcher' ? [WIRE.request.launch, umask] : [WIRE.request.exec, umask, job.file, ...job.args]
     const all = job.kind === 'exec' && job.extraFds?.length ? [...fds, ...job.extraFds] : fds
     if (all.length > MAX_FDS) {
       throw new SetupError('launch', 'sendmsg', 7, 'E2BIG', `the launch needs ${all.length} descriptors (at most ${MAX_FDS}): too many protected or pinned paths`)
@@ -184,7 +185,7 @@ class Zygote {
     if (this.dead || !this.waiters.has(pid)) return false
     const n = constants.signals[signal]
     try {
-      return this.call(['K', String(pid), String(n), group ? 'g' : 'p'], []) === 0
+      return this.call([WIRE.request.kill, String(pid), String(n), group ? WIRE.request.killGroup : WIRE.request.killProcess], []) === 0
     } catch {
       return false
     }

@@ -1,4 +1,9 @@
-/** The shape of the N-API addon (native/binding.cc). */
+/**
+ * The shape of the N-API addon (native/binding.cc): types only. A real
+ * module, not a hand-written .d.ts, so that tsc emits it into dist and the
+ * declarations cordon ships resolve for consumers (`hardenProcess()` and
+ * the probe types included).
+ */
 export interface NativeProbe {
   landlockAbi: number | null
   landlockErrno: number
@@ -30,6 +35,49 @@ export interface NativeSeccompRule {
   args: { arg: number; op: 'eq' | 'ne' | 'masked_eq' | 'gt' | 'lt'; value: string; mask?: string }[]
 }
 
+/**
+ * The wire protocol's constants (native/include/cordon-wire.h), as the addon
+ * exports them; src/platform/linux/launch/wire.ts is the TypeScript copy.
+ */
+export interface NativeWire {
+  /** The launcher's command-line flags. */
+  arg: { zygote: string; planFd: string; statusFd: string }
+  /** Descriptor numbers in a launched child and in the zygote, and the most one request carries. */
+  fd: { plan: number; status: number; childCount: number; zygoteRequests: number; zygoteEvents: number; maxPerRequest: number }
+  /** Size limits: a zygote request (bytes, fields) and a plan (bytes). */
+  limit: { requestBytes: number; requestFields: number; planBytes: number }
+  /** Exit statuses of a launched child. */
+  exit: { setup: number; cannotExecute: number; notFound: number }
+  /** The first field of a zygote request, and the scope of a kill. */
+  request: { launch: string; exec: string; kill: string; killGroup: string; killProcess: string }
+  plan: { version: number }
+  /** Field names of the status records, in the order the launcher writes them. */
+  status: { setup: readonly string[]; error: readonly string[]; exit: readonly string[] }
+}
+
+/** One Landlock ABI's rights (native/linux/landlock-abi.c): every right the kernel knows at that ABI. */
+export interface NativeLandlockAbi {
+  abi: number
+  /** The first Linux release with this ABI. */
+  kernel: string
+  /** handled_access_fs, handled_access_net, scoped and landlock_restrict_self() flags. */
+  fs: number
+  net: number
+  scoped: number
+  restrictFlags: number
+  /** Bytes of struct landlock_ruleset_attr this ABI reads. */
+  attrSize: number
+  /** What cordon reports missing on an older kernel, or null. */
+  protection: string | null
+}
+
+export interface NativeLandlockTable {
+  /** The newest ABI in the table; a newer kernel is used at this one. */
+  known: number
+  /** ABI 1 … known, in order. */
+  abis: NativeLandlockAbi[]
+}
+
 export interface NativeBinding {
   /** Compile seccomp rules to a BPF program (struct sock_filter[]) with libseccomp. */
   compileSeccomp(rules: NativeSeccompRule[]): Buffer
@@ -57,6 +105,10 @@ export interface NativeBinding {
    * error, after which the descriptor is closed.
    */
   FdReader: new (fd: number, onData: (chunk: Buffer | null) => void) => NativeFdReader
+  /** Linux: the Landlock rights of each ABI. */
+  landlock: NativeLandlockTable
+  /** The wire protocol's constants. */
+  wire: NativeWire
   abiVersion: number
 }
 
