@@ -3,23 +3,16 @@
  * 128+N for a signal, 125 for a setup failure, 127 not found), --json, bad
  * flags, doctor and explain. Spawned as a user would run it.
  */
-import { execFile, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { testTmp } from '../../helpers/paths.js'
+import { bin, cordon as cordonIn, scratchDir, type CliResult } from './cordon-bin.js'
 
-const bin = new URL('../../../bin/cordon.js', import.meta.url).pathname
-const work = mkdtempSync(join(testTmp, 'cli-'))
+const work = scratchDir('cli-')
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-function cordon(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: work, env: { ...process.env, GITHUB_TOKEN: 'ghp_cli_secret' } }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    )
-  })
-}
+const cordon = (args: string[]): Promise<CliResult> => cordonIn(args, work, { ...process.env, GITHUB_TOKEN: 'ghp_cli_secret' })
 
 describe('cordon run', () => {
   it('defaults: workspace-write on the cwd, network off, secrets out of the env', async () => {
