@@ -74,7 +74,7 @@ const internalExit: ExitStatus = { code: INTERNAL, meaning: 'internal error (EX_
 const help: Flag = {
   name: '--help',
   short: '-h',
-  description: 'Print this help (every flag) on stdout and exit 0; with `--json`, the flag table as JSON; other flags are ignored.',
+  description: "Print the subcommand's help (every flag, its default, the exit statuses) on stdout and exit 0; with `--json`, as JSON. Other flags are not looked at.",
 }
 
 /** The options of a sandbox: `cordon run` and `cordon explain` take the same ones. */
