@@ -12,7 +12,7 @@ export function explainCommand(argv: readonly string[], io: Io): number {
   const json = p.switches.has('--json')
   if (p.switches.has('--help')) return printHelp(EXPLAIN, json, io)
   if (p.error !== undefined) return reportUsage(EXPLAIN, new UsageError(p.error), json, io)
-  let sb
+  let sb: ReturnType<typeof createSandbox>
   try {
     sb = createSandbox(sandboxOptions(p))
   } catch (err) {

@@ -5,10 +5,12 @@
  * error — usage or setup — is one JSON document on stdout (the reason stays
  * on stderr too).
  */
-import { existsSync, rmSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { repoRoot } from '../../helpers/paths.js'
 import { cordon as cordonIn, scratchDir, type CliResult } from './cordon-bin.js'
 
 const USAGE = 64
@@ -154,5 +156,20 @@ describe('with --json, an error is one JSON document on stdout (and the reason o
     const r = await cordon(['run', '--json', '--', 'cordon-no-such-program'])
     expect(r.code).toBe(127)
     expect(jsonError(r)).toMatchObject({ name: 'SetupError', code: 'E_SETUP', step: 'execve', errnoCode: 'ENOENT' })
+  })
+
+  it('a run bundle that fails to load: exit 125, the error as JSON', async () => {
+    // A copy of the package's entry with a broken dist/cli-bundle/run.cjs beside it.
+    const pkg = join(work, 'broken-pkg')
+    mkdirSync(join(pkg, 'bin'), { recursive: true })
+    mkdirSync(join(pkg, 'dist', 'cli-bundle'), { recursive: true })
+    for (const f of ['bin/cordon.js', 'bin/package.json', 'dist/cli-bundle/cli.cjs']) copyFileSync(join(repoRoot, f), join(pkg, f))
+    writeFileSync(join(pkg, 'dist', 'cli-bundle', 'run.cjs'), "throw new Error('cordon test: broken bundle')\n")
+    const r = await new Promise<CliResult>((resolve) =>
+      execFile(process.execPath, [join(pkg, 'bin', 'cordon.js'), 'run', '--json', '--', 'true'], (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr })),
+    )
+    expect(r.code).toBe(125)
+    expect(jsonError(r)).toEqual({ name: 'Error', code: 'E_INTERNAL', message: 'cordon test: broken bundle' })
+    expect(r.stderr).toBe('cordon run: cordon test: broken bundle\n')
   })
 })
