@@ -1,87 +1,35 @@
 /**
  * `cordon check --rules FILE... [--json] -- CMD...`: what the exec policy
- * decides for a command, without running it.
- *
- * Exit codes (scripts can branch on them without parsing output):
- *   0  allow      — runs without a prompt
- *   1  prompt     — needs approval (including "no rule matched, not known safe")
- *   2  forbidden  — must not run
- *   64 usage error (EX_USAGE)
- *   65 a rules file is missing or invalid (EX_DATAERR); the message names file:line:col
- *   70 internal error, e.g. the shell grammar could not be loaded (EX_SOFTWARE)
+ * decides for a command, without running it. Scripts can branch on the exit
+ * status without parsing output: 0 allow, 1 prompt, 2 forbidden, 64 usage,
+ * 65 rules file error, 70 internal (the CHECK table in flags.ts).
  */
-import { CordonError, PolicyError } from '../errors.js'
+import { PolicyError } from '../errors.js'
 import { createExecPolicy } from '../exec-policy/exec-policy.js'
 import { shlexJoin } from '../exec-policy/rules/shlex.js'
 import type { CommandDecision, Decision } from '../exec-policy/types.js'
+import { parseArgs, UsageError } from './args.js'
+import { CHECK, EXIT } from './flags.js'
+import { printHelp } from './help.js'
 import type { Io } from './io.js'
+import { reportError, reportUsage } from './report.js'
 
-const USAGE = 'usage: cordon check --rules FILE... [--json] -- CMD...\n'
-const EXIT: Record<Decision, number> = { allow: 0, prompt: 1, forbidden: 2 }
-export const CHECK_EXIT = { ...EXIT, usage: 64, policy: 65, internal: 70 } as const
+const DECISION_EXIT: Record<Decision, number> = { allow: 0, prompt: 1, forbidden: 2 }
+export const CHECK_EXIT = { ...DECISION_EXIT, usage: EXIT.usage, policy: EXIT.dataError, internal: EXIT.internal } as const
 
-interface CheckArgs {
-  readonly rules: string[]
-  readonly json: boolean
-  readonly command: string[]
-}
-
-export async function runCheck(argv: string[], io: Io): Promise<number> {
-  const sep = argv.indexOf('--')
-  const options = sep < 0 ? argv : argv.slice(0, sep)
-  if (options.includes('-h') || options.includes('--help')) {
-    io.stdout(USAGE)
-    return 0
-  }
-  const args = parseArgs(argv)
-  if (typeof args === 'string') {
-    io.stderr(`cordon check: ${args}\n${USAGE}`)
-    return CHECK_EXIT.usage
-  }
+export async function runCheck(argv: readonly string[], io: Io): Promise<number> {
+  const p = parseArgs(argv, CHECK)
+  const json = p.switches.has('--json')
+  if (p.switches.has('--help')) return printHelp(CHECK, json, io)
+  if (p.error !== undefined) return reportUsage(CHECK, new UsageError(p.error), json, io)
   try {
-    const policy = await createExecPolicy({ rules: args.rules })
-    const result = policy.decide(args.command)
-    io.stdout(args.json ? `${JSON.stringify(result, null, 2)}\n` : formatDecision(result))
-    return EXIT[result.decision]
+    const policy = await createExecPolicy({ rules: p.values['--rules']! })
+    const result = policy.decide(p.command)
+    io.stdout(json ? `${JSON.stringify(result, null, 2)}\n` : formatDecision(result))
+    return DECISION_EXIT[result.decision]
   } catch (err) {
-    return reportError(err, args.json, io)
+    return reportError(CHECK.name, err, json, io, err instanceof PolicyError ? CHECK_EXIT.policy : CHECK_EXIT.internal)
   }
-}
-
-/** Parsed arguments, or a usage message. `--rules` takes every following word up to the next flag or `--`. */
-function parseArgs(argv: readonly string[]): CheckArgs | string {
-  const sep = argv.indexOf('--')
-  if (sep < 0) return 'missing -- before the command'
-  const command = argv.slice(sep + 1)
-  if (command.length === 0) return 'missing command after --'
-  const rules: string[] = []
-  let json = false
-  let inRules = false
-  for (const arg of argv.slice(0, sep)) {
-    if (!arg.startsWith('-')) {
-      if (!inRules) return `unexpected argument ${arg}`
-      rules.push(arg)
-      continue
-    }
-    inRules = arg === '--rules'
-    if (arg === '--json') json = true
-    else if (arg.startsWith('--rules=')) rules.push(arg.slice('--rules='.length))
-    else if (!inRules) return `unknown option ${arg}`
-  }
-  if (rules.length === 0 || rules.some((r) => r === '')) return '--rules needs at least one file'
-  return { rules, json, command }
-}
-
-function reportError(err: unknown, json: boolean, io: Io): number {
-  const isPolicy = err instanceof PolicyError
-  const code = isPolicy ? CHECK_EXIT.policy : CHECK_EXIT.internal
-  const message = err instanceof Error ? err.message : String(err)
-  if (json) {
-    const error = { code: err instanceof CordonError ? err.code : 'E_INTERNAL', where: isPolicy ? err.where : undefined, message }
-    io.stdout(`${JSON.stringify({ error }, null, 2)}\n`)
-  }
-  io.stderr(`cordon check: ${message}\n`)
-  return code
 }
 
 /** Human-readable report: the verdict, each segment, the rules that matched, a suggested rule. */

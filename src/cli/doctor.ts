@@ -1,12 +1,23 @@
 /** `cordon doctor [--json]`: what this host can enforce and how to fix the rest. */
 import { doctor } from '../doctor.js'
-import { parseArgs } from './args.js'
+import { parseArgs, UsageError } from './args.js'
+import { DOCTOR, EXIT } from './flags.js'
+import { printHelp } from './help.js'
 import type { Io } from './io.js'
+import { reportError, reportUsage } from './report.js'
 
 export function doctorCommand(argv: readonly string[], io: Io): number {
-  const p = parseArgs(argv, { values: {}, booleans: ['--json'] })
-  const report = doctor()
-  if (p.booleans.has('--json')) {
+  const p = parseArgs(argv, DOCTOR)
+  const json = p.switches.has('--json')
+  if (p.switches.has('--help')) return printHelp(DOCTOR, json, io)
+  if (p.error !== undefined) return reportUsage(DOCTOR, new UsageError(p.error), json, io)
+  let report
+  try {
+    report = doctor()
+  } catch (err) {
+    return reportError(DOCTOR.name, err, json, io, EXIT.internal)
+  }
+  if (json) {
     io.stdout(JSON.stringify(report, null, 2) + '\n')
   } else {
     io.stdout(`cordon doctor — ${report.platform} ${report.kernel}\n`)

@@ -24,7 +24,12 @@ export async function cli(argv: readonly string[], io: Io = processIo): Promise<
       const bundle = loadBundle(join(here, 'run.cjs'))
       if (bundle) return await (bundle.exports as unknown as RunModule).runCommand(rest, io)
     } catch (err) {
-      io.stderr(`cordon: ${(err as Error).message}\n`)
+      // The bundle itself failed to load (runCommand reports its own errors). Inline, not
+      // report.ts: this file is loaded on every start and stays small.
+      const message = (err as Error).message
+      const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest
+      if (options.includes('--json')) io.stdout(`${JSON.stringify({ error: { name: 'Error', code: 'E_INTERNAL', message } }, null, 2)}\n`)
+      io.stderr(`cordon run: ${message}\n`)
       return 125
     }
   }

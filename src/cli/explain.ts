@@ -1,8 +1,12 @@
 /** `cordon explain [run options]`: the enforcement report for a profile here, without running anything. */
 import { createSandbox } from '../sandbox/sandbox.js'
 import type { PlatformEnforcement } from '../platform/enforcement.js'
+import { parseArgs, UsageError } from './args.js'
+import { EXIT, EXPLAIN } from './flags.js'
+import { printHelp } from './help.js'
 import type { Io } from './io.js'
-import { optionsFromArgs } from './run.js'
+import { reportError, reportUsage } from './report.js'
+import { sandboxOptions } from './run.js'
 
 /** The backend's own facts, one line. */
 function platformLine(p: PlatformEnforcement): string {
@@ -13,8 +17,16 @@ function platformLine(p: PlatformEnforcement): string {
 }
 
 export function explainCommand(argv: readonly string[], io: Io): number {
-  const { options, json } = optionsFromArgs([...argv, '--', 'true'])
-  const sb = createSandbox(options)
+  const p = parseArgs(argv, EXPLAIN)
+  const json = p.switches.has('--json')
+  if (p.switches.has('--help')) return printHelp(EXPLAIN, json, io)
+  if (p.error !== undefined) return reportUsage(EXPLAIN, new UsageError(p.error), json, io)
+  let sb: ReturnType<typeof createSandbox>
+  try {
+    sb = createSandbox(sandboxOptions(p))
+  } catch (err) {
+    return reportError(EXPLAIN.name, err, json, io, EXIT.setup)
+  }
   try {
     const e = sb.report()
     if (json) {
@@ -28,6 +40,8 @@ export function explainCommand(argv: readonly string[], io: Io): number {
     for (const m of e.missing) io.stdout(`missing: ${m.protection} — ${m.reason}${m.fix ? ` (fix: ${m.fix})` : ''}\n`)
     for (const n of e.notes) io.stdout(`note: ${n}\n`)
     return 0
+  } catch (err) {
+    return reportError(EXPLAIN.name, err, json, io, EXIT.setup)
   } finally {
     sb.close()
   }

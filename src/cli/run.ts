@@ -1,67 +1,78 @@
 /**
- * `cordon run [options] -- CMD ARGS...`
- * Exit status: the command's own; 128+N for signal N; 125 when the sandbox
- * could not be set up (reason on stderr); 126/127 when the command was found
- * but not executable / not found (like env(1)).
+ * `cordon run [options] [--] CMD ARGS...` (flags and exit statuses: the RUN
+ * table in flags.ts, docs/cli.md). Exit status: the command's own; 128+N for
+ * signal N; 64 for a usage error; 125 when the sandbox could not be set up
+ * (reason on stderr); 126/127 when the command was found but not executable /
+ * not found (like env(1)).
  */
 import { constants } from 'node:os'
-import { CordonError, PolicyError, SetupError } from '../errors.js'
+import { SetupError } from '../errors.js'
 import { createSandbox } from '../sandbox/sandbox.js'
 import { hardenProcess } from '../harden.js'
 import type { SandboxOptions } from '../sandbox/options.js'
-import { one, oneOf, parseArgs } from './args.js'
+import { one, parseArgs, UsageError, type Parsed } from './args.js'
+import { EXIT, RUN } from './flags.js'
+import { printHelp } from './help.js'
 import type { Io } from './io.js'
+import { reportError, reportUsage } from './report.js'
 
-const SPEC = {
-  values: {
-    '--profile': {},
-    '--read': { multi: true },
-    '--write': { multi: true },
-    '--deny-read': { multi: true },
-    '--network': {},
-    '--mode': {},
-    '--compat': {},
-    '--cwd': {},
-    '--timeout': {},
-  },
-  booleans: ['--json'],
-}
+/** The longest timer Node keeps (a longer one fires after 1 ms). */
+const MAX_TIMEOUT = 2 ** 31 - 1
 
-export const RUN_USAGE =
-  'usage: cordon run [--profile NAME|FILE] [--read PATH]... [--write PATH]... [--deny-read PATH]...\n' +
-  '                  [--network off|on] [--mode auto|namespaces|landlock] [--compat best-effort|hard]\n' +
-  '                  [--cwd DIR] [--timeout MS] [--json] -- CMD ARGS...'
-
-export function optionsFromArgs(argv: readonly string[]): { options: SandboxOptions; command: string[]; json: boolean; timeout?: number } {
-  const p = parseArgs(argv, SPEC)
-  if (p.rest.length === 0) throw new PolicyError(`no command given\n${RUN_USAGE}`, { where: 'command line' })
-  const timeout = one(p, '--timeout')
-  if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new PolicyError('--timeout must be milliseconds', { where: 'command line' })
-  const options: SandboxOptions = {
-    ...(one(p, '--profile') ? { profile: one(p, '--profile')! } : {}),
-    ...(one(p, '--cwd') ? { cwd: one(p, '--cwd')! } : {}),
-    mode: oneOf(p, '--mode', ['auto', 'namespaces', 'landlock'] as const) ?? 'auto',
-    ...(oneOf(p, '--compat', ['hard', 'best-effort'] as const) ? { compat: oneOf(p, '--compat', ['hard', 'best-effort'] as const)! } : {}),
-    ...(oneOf(p, '--network', ['off', 'on'] as const) ? { network: oneOf(p, '--network', ['off', 'on'] as const)! } : {}),
+/** The sandbox options of parsed `run`/`explain` flags (their values are already checked against the table). */
+export function sandboxOptions(p: Parsed): SandboxOptions {
+  const profile = one(p, '--profile')
+  const cwd = one(p, '--cwd')
+  const compat = one(p, '--compat') as SandboxOptions['compat']
+  const network = one(p, '--network') as SandboxOptions['network']
+  return {
+    ...(profile ? { profile } : {}),
+    ...(cwd ? { cwd } : {}),
+    mode: (one(p, '--mode') ?? 'auto') as NonNullable<SandboxOptions['mode']>,
+    ...(compat ? { compat } : {}),
+    ...(network ? { network } : {}),
     read: p.values['--read'] ?? [],
     write: p.values['--write'] ?? [],
     denyRead: p.values['--deny-read'] ?? [],
   }
-  return { options, command: p.rest, json: p.booleans.has('--json'), ...(timeout ? { timeout: Number(timeout) } : {}) }
+}
+
+export interface RunArgs {
+  options: SandboxOptions
+  command: string[]
+  json: boolean
+  timeout?: number
+}
+
+/** What `cordon run` was asked to do; a UsageError if the command line is wrong. */
+export function runArgs(p: Parsed): RunArgs {
+  if (p.error !== undefined) throw new UsageError(p.error)
+  const timeout = one(p, '--timeout')
+  if (timeout !== undefined && !(/^[1-9]\d*$/.test(timeout) && Number(timeout) <= MAX_TIMEOUT)) {
+    throw new UsageError(`--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT} (got '${timeout}')`)
+  }
+  return { options: sandboxOptions(p), command: p.command, json: p.switches.has('--json'), ...(timeout ? { timeout: Number(timeout) } : {}) }
+}
+
+/** `runArgs` of an argv (the build warms the V8 code cache with it). */
+export function optionsFromArgs(argv: readonly string[]): RunArgs {
+  return runArgs(parseArgs(argv, RUN))
 }
 
 function exitFor(err: unknown): number {
-  if (err instanceof SetupError && err.step === 'execve') return err.errnoCode === 'ENOENT' ? 127 : 126
-  return 125
+  if (err instanceof SetupError && err.step === 'execve') return err.errnoCode === 'ENOENT' ? EXIT.notFound : EXIT.notExecutable
+  return EXIT.setup
 }
 
 export async function runCommand(argv: readonly string[], io: Io): Promise<number> {
-  let parsed
+  const p = parseArgs(argv, RUN)
+  const json = p.switches.has('--json')
+  if (p.switches.has('--help')) return printHelp(RUN, json, io)
+  let parsed: RunArgs
   try {
-    parsed = optionsFromArgs(argv)
+    parsed = runArgs(p)
   } catch (err) {
-    io.stderr(`cordon: ${(err as Error).message}\n`)
-    return 125
+    return reportUsage(RUN, err as UsageError, json, io)
   }
   try {
     hardenProcess()
@@ -75,19 +86,12 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
       if (parsed.json) io.stdout(JSON.stringify(r, null, 2) + '\n')
       else if (r.enforcement.status !== 'full') io.stderr(`cordon: enforcement ${r.enforcement.status} (${r.enforcement.mode}): missing ${r.enforcement.missing.map((m) => m.protection).join(', ')}\n`)
       if (r.signal) return 128 + ((constants.signals as Record<string, number>)[r.signal] ?? 0)
-      return r.exitCode ?? 125
+      return r.exitCode ?? EXIT.setup
     } finally {
       process.off('SIGINT', forward).off('SIGTERM', forward)
       sb.close()
     }
   } catch (err) {
-    if (parsed.json) io.stdout(JSON.stringify({ error: serializeError(err) }, null, 2) + '\n')
-    io.stderr(`cordon: ${(err as Error).message}\n`)
-    return exitFor(err)
+    return reportError(RUN.name, err, json, io, exitFor(err))
   }
-}
-
-export function serializeError(err: unknown): Record<string, unknown> {
-  if (err instanceof CordonError) return { ...err, name: err.name, message: err.message }
-  return { name: 'Error', message: String((err as Error)?.message ?? err) }
 }

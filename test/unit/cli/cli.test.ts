@@ -1,25 +1,19 @@
 /**
  * The `cordon` binary end to end: defaults, exit statuses (the command's own,
- * 128+N for a signal, 125 for a setup failure, 127 not found), --json, bad
- * flags, doctor and explain. Spawned as a user would run it.
+ * 128+N for a signal, 125 for a setup failure, 127 not found), --json, doctor
+ * and explain. Spawned as a user would run it. Usage errors, --help and JSON
+ * errors: usage.test.ts.
  */
-import { execFile, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { testTmp } from '../../helpers/paths.js'
+import { bin, cordon as cordonIn, scratchDir, type CliResult } from './cordon-bin.js'
 
-const bin = new URL('../../../bin/cordon.js', import.meta.url).pathname
-const work = mkdtempSync(join(testTmp, 'cli-'))
+const work = scratchDir('cli-')
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-function cordon(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: work, env: { ...process.env, GITHUB_TOKEN: 'ghp_cli_secret' } }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    )
-  })
-}
+const cordon = (args: string[]): Promise<CliResult> => cordonIn(args, work, { ...process.env, GITHUB_TOKEN: 'ghp_cli_secret' })
 
 describe('cordon run', () => {
   it('defaults: workspace-write on the cwd, network off, secrets out of the env', async () => {
@@ -80,19 +74,18 @@ describe('cordon run', () => {
     expect(r.stderr).toContain("step 'execve'")
   })
 
-  it('exits 125 with the reason for bad flags, a bad profile, or a refused mode, and runs nothing', async () => {
+  // Bad flags are usage errors (64): test/unit/cli/usage.test.ts.
+  it('exits 125 with the reason for a bad profile, and runs nothing', async () => {
     const marker = join(work, 'must-not-exist')
     const bad = join(work, 'bad.json')
     writeFileSync(bad, '{"filesystem":{"write":"x"}}')
     for (const args of [
-      ['run', '--mode', 'bogus', '--', 'touch', marker],
-      ['run', '--frobnicate', '--', 'touch', marker],
       ['run', '--profile', bad, '--', 'touch', marker],
       ['run', '--profile', 'no-such-profile', '--', 'touch', marker],
     ]) {
       const r = await cordon(args)
       expect(r.code, args.join(' ')).toBe(125)
-      expect(r.stderr).toMatch(/^cordon: /)
+      expect(r.stderr).toMatch(/^cordon run: \S/)
     }
     const r = await cordon(['run', '--', 'true'])
     expect(r.code).toBe(0)
