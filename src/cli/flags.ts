@@ -103,6 +103,11 @@ const sandboxFlags: readonly Flag[] = [
     default: 'unset: refuse only when a protection asked for explicitly (`--mode namespaces`) is missing',
     description: 'When a protection cannot be enforced on this host: `hard` refuses to run (exit 125), `best-effort` runs and reports what is missing.',
   },
+  {
+    name: '--allow-unconfined-fs',
+    description:
+      'Run even when nothing would confine the filesystem (Landlock mode on a kernel without Landlock: seccomp only, every file the user can read is reachable). Without it such a run is refused whatever `--compat` says; with it the report says `status: none`.',
+  },
   { name: '--cwd', value: 'DIR', default: 'the current directory', description: 'Working directory of the command, and the workspace (`${cwd}`) the profile grants.' },
   {
     name: '--timeout',

@@ -31,6 +31,7 @@ export function sandboxOptions(p: Parsed): SandboxOptions {
     mode: (one(p, '--mode') ?? 'auto') as NonNullable<SandboxOptions['mode']>,
     ...(compat ? { compat } : {}),
     ...(network ? { network } : {}),
+    ...(p.switches.has('--allow-unconfined-fs') ? { allowUnconfinedFilesystem: true } : {}),
     read: p.values['--read'] ?? [],
     write: p.values['--write'] ?? [],
     denyRead: p.values['--deny-read'] ?? [],

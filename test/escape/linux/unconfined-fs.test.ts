@@ -9,11 +9,13 @@
  * syscalls, which the launcher inherits (probes/without-landlock.c). The same
  * read is also made on this host as it is, to show the probe and the denial.
  */
+import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { join } from 'node:path'
 import { Escape, outcomeOf } from '../../helpers/escape.js'
 import { identities, type Identity } from '../../helpers/identity.js'
 import { SECRET_TEXT } from '../../helpers/tree.js'
+import { repoRoot } from '../../helpers/paths.js'
 
 const withoutLandlock = (identity: Identity): Identity => {
   const wrapper = join(inject('cordonProbeDir'), 'probe-without-landlock')
@@ -59,5 +61,24 @@ describe.each(identities())('no filesystem confinement — caller: $name', (iden
       expect(e).toMatchObject({ mode: 'landlock', status: 'none', mechanisms: ['seccomp'], filesystem: { confined: false }, platform: { landlockAbi: null, seccomp: true } })
       expect(e.missing.map((m) => m.protection)).toEqual(expect.arrayContaining(['landlock', 'filesystem']))
     })
+  })
+})
+
+describe('the CLI on a host without Landlock', () => {
+  const cli = (args: string[]) => {
+    const wrapper = join(inject('cordonProbeDir'), 'probe-without-landlock')
+    return spawnSync(wrapper, [process.execPath, join(repoRoot, 'bin', 'cordon.js'), 'run', '--mode', 'landlock', ...args, '--', 'true'], { encoding: 'utf8' })
+  }
+
+  it('refuses with exit 125 naming --allow-unconfined-fs, even with --compat best-effort', () => {
+    const r = cli(['--compat', 'best-effort'])
+    expect(r.status).toBe(125)
+    expect(r.stderr).toContain('--allow-unconfined-fs')
+  })
+
+  it('runs with --allow-unconfined-fs, and --json reports status none', () => {
+    const r = cli(['--allow-unconfined-fs', '--json'])
+    expect(r.status).toBe(0)
+    expect(JSON.parse(r.stdout).enforcement).toMatchObject({ status: 'none', filesystem: { confined: false } })
   })
 })

@@ -89,7 +89,9 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   const missing: MissingProtection[] = []
   const abi = probe.landlockAbi
   if (abi === null) {
-    missing.push(landlockUnavailable(probe, 'reads and writes are not confined'))
+    // The refusal is the `filesystem` entry's (waived only by
+    // allowUnconfinedFilesystem); this one says which mechanism is absent.
+    missing.push({ ...landlockUnavailable(probe, 'reads and writes are not confined'), explicit: false })
     missing.push(unconfinedFilesystem('Landlock mode without Landlock', 'install bubblewrap and allow unprivileged user namespaces (namespace mode), or boot a kernel with Landlock'))
   } else {
     for (const f of landlockFeatures()) if (abi < f.abi) missing.push({ protection: f.protection, explicit: false, reason: f.reason, fix: `a kernel with Landlock ABI ${f.abi}` })
