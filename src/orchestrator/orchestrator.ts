@@ -167,9 +167,8 @@ class OrchestratorImpl implements Orchestrator {
       rec,
     )
     rec.approval = approval
-    if (approval.decision === 'denied' || approval.decision === 'timed_out') {
-      return rec.finish(approval.decision, approval.reason ?? `approval: ${approval.decision}`)
-    }
+    if (approval.decision === 'denied') return rec.finish('denied', approval.reason ?? 'approval: denied')
+    if (approval.decision === 'timed_out') return rec.finish('approval_timed_out', approval.reason ?? 'the approver did not answer in time')
     const escalatedFirst = requirement.kind === 'skip' ? requirement.sandbox === 'escalated' : req.sandboxPermissions === 'require_escalated'
     const widening = escalatedFirst ? noSandboxWidening(this.base, this.o.allowUnsandboxed) : undefined
     const runOpts = { ...(req.timeout ? { timeout: req.timeout } : {}), ...(req.input !== undefined ? { input: req.input } : {}), ...(req.env ? { env: req.env } : {}), signal }
@@ -211,6 +210,8 @@ class OrchestratorImpl implements Orchestrator {
       rec.resultReplaced = post.replaced
       rec.context.push(...post.context)
     }
+    // The command's own timeout is the command's outcome, not the approver's (`approval_timed_out`).
+    if (last.result?.timedOut) return rec.finish('timed_out', `the command ran past its timeout (${req.timeout ?? '?'} ms) and was stopped`)
     return rec.finish('completed')
   }
 

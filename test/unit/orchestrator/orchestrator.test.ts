@@ -93,10 +93,22 @@ describe('requirement and first approval', () => {
     expect(o.approval?.reason).toMatch(/invalid approval decision/)
   })
 
-  it('an approver that does not answer in time gives timed_out', async () => {
-    const { orch } = setup({ onApproval: () => new Promise(() => {}), approvalTimeoutMs: 50 })
+  it('an approver that does not answer in time: approval_timed_out, nothing ran', async () => {
+    const { orch, fake } = setup({ onApproval: () => new Promise(() => {}), approvalTimeoutMs: 50 })
     const o = await orch.exec({ command: ['rm', '-f', 'x'] })
+    expect(o.status).toBe('approval_timed_out')
+    expect(o.approval).toMatchObject({ decision: 'timed_out', source: 'user' })
+    expect(o.attempts).toHaveLength(0)
+    expect(fake.runs).toHaveLength(0)
+  })
+
+  it('a command that runs past its timeout: status timed_out (not completed), with what it printed', async () => {
+    const { orch } = setup({}, ({ argv }) => (argv[0] === 'sleep' ? { timedOut: true, exitCode: null, signal: 'SIGKILL', stdout: 'partial\n' } : {}))
+    const o = await orch.exec({ command: ['sleep', '1000'], timeout: 100 })
     expect(o.status).toBe('timed_out')
+    expect(o.reason).toMatch(/timeout \(100 ms\)/)
+    expect(o.result).toMatchObject({ timedOut: true, stdout: 'partial\n' })
+    expect(o.attempts).toHaveLength(1)
   })
 
   it('abort rejects this exec and aborts the ones in flight on the same orchestrator', async () => {
