@@ -383,6 +383,32 @@ describe('amendments through the flow', () => {
     expect(asked).toHaveLength(1)
   })
 
+  it('without a pattern the shortest safe prefix is stored, not the whole command line, and the request shows it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orch-rules-'))
+    const rules = join(dir, 'default.rules')
+    writeFileSync(rules, '')
+    const bin = mkdtempSync(join(tmpdir(), 'orch-bin-'))
+    writeFileSync(join(bin, 'frobnicate'), '#!/bin/sh\n', { mode: 0o755 })
+    const env = { PATH: `${bin}:/usr/bin:/bin` }
+    const { orch, asked, answer } = setup({ rules: [rules], approvalMode: 'untrusted' })
+    answer.mockReturnValue({ type: 'approved_with_amendment' })
+    await orch.exec({ command: ['bash', '-lc', 'frobnicate build --release --target x86_64 src/main.rs'], env })
+    expect(asked[0]).toMatchObject({ proposedAmendment: ['frobnicate', 'build'], proposedRule: 'prefix_rule(pattern=["frobnicate", "build"], decision="allow")' })
+    expect(readFileSync(rules, 'utf8')).toBe('prefix_rule(pattern=["frobnicate", "build"], decision="allow")\n')
+    // Another variation of the same subcommand is allowed by the rule; another subcommand still asks.
+    expect((await orch.exec({ command: ['frobnicate', 'build', '--debug'], env })).approval).toMatchObject({ source: 'policy' })
+    answer.mockReturnValue('denied')
+    expect((await orch.exec({ command: ['frobnicate', 'publish'], env })).approval).toMatchObject({ source: 'user', decision: 'denied' })
+    expect(asked).toHaveLength(2)
+  })
+
+  it('no rule is offered for a command that appended arguments make destructive (rm build → rm build -rf ~)', async () => {
+    const { orch, asked } = setup({ approvalMode: 'untrusted' })
+    await orch.exec({ command: ['rm', 'build.log'] })
+    expect(asked[0]!.promptClass).toBe('unknown')
+    expect(asked[0]!.proposedAmendment).toBeUndefined()
+  })
+
   it('a rules file that stops parsing fails closed on the next exec', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'orch-rules-'))
     const rules = join(dir, 'default.rules')
