@@ -64,6 +64,12 @@ export const execRequestSchema = z
     timeout: z.number().int().positive().optional(),
     input: z.string().optional(),
     env: z.record(z.string(), z.string()).optional(),
+    /** Called with each chunk of output as it arrives: `{ attempt, stream, chunk, raw }`. Not awaited. */
+    onOutput: fn.optional(),
+    /** Bytes of stdout, and of stderr, kept in the result (default 64 MiB, the sandbox's own bound); see `keep`. */
+    maxBuffer: z.number().int().positive().optional(),
+    /** Which part of an output longer than maxBuffer is kept: the start, the end, or half of each (default). */
+    keep: z.enum(['head', 'tail', 'head-tail']).default('head-tail'),
     /** Per request: whether this tool allows a wider retry (default: the orchestrator's escalateOnFailure). */
     escalateOnFailure: z.boolean().optional(),
     /** A patch-style request: approval keys on each (environment, path). */

@@ -30,7 +30,8 @@ import { requirementFor, type Requirement } from './approval/requirement.js'
 import { SessionCache } from './approval/session-cache.js'
 import { runPostToolUse, runPreToolUse } from './hooks/tool-hooks.js'
 import { noSandboxWidening, applyWidening } from './escalation/widen.js'
-import type { AttemptRecord } from './attempt.js'
+import type { AttemptRecord, OutputSpec } from './attempt.js'
+import { DEFAULT_MAX_BUFFER, type OutputListener } from './output.js'
 
 export interface OrchestratorOptions {
   /** createSandbox() options for the first attempt. Default: `{}` (workspace-write in process.cwd()). */
@@ -172,7 +173,19 @@ class OrchestratorImpl implements Orchestrator {
     const escalatedFirst = requirement.kind === 'skip' ? requirement.sandbox === 'escalated' : req.sandboxPermissions === 'require_escalated'
     const widening = escalatedFirst ? noSandboxWidening(this.base, this.o.allowUnsandboxed) : undefined
     const runOpts = { ...(req.timeout ? { timeout: req.timeout } : {}), ...(req.input !== undefined ? { input: req.input } : {}), ...(req.env ? { env: req.env } : {}), signal }
-    const first = await runAttempt({ index: 1, options: applyWidening(this.base, widening, widening && this.wideningLimits()), widening, approval, command: pre.command, cwd, run: runOpts, createSandbox: this.make })
+    const output: OutputSpec = { listener: req.onOutput as OutputListener | undefined, maxBuffer: req.maxBuffer ?? DEFAULT_MAX_BUFFER, keep: req.keep }
+    const first = await runAttempt({
+      index: 1,
+      options: applyWidening(this.base, widening, widening && this.wideningLimits()),
+      widening,
+      approval,
+      command: pre.command,
+      cwd,
+      run: runOpts,
+      output,
+      notes: rec.notes,
+      createSandbox: this.make,
+    })
     rec.attempts.push(first)
     if (first.error) return rec.finish('error', first.error.message)
     if (first.result?.aborted) throw new AbortError('aborted while the command ran', rec.snapshot('completed'))
@@ -194,6 +207,7 @@ class OrchestratorImpl implements Orchestrator {
         hookErrors: rec.hookErrors,
         signal,
         run: runOpts,
+        output,
         createSandbox: this.make,
         onAbort: () => this.abortAll('an approver answered abort'),
       }

@@ -5,10 +5,9 @@
  * detected, so a caller or an audit log can see why something ran where.
  */
 import type { CommandDecision } from '../exec-policy/index.js'
-import type { SandboxResult } from '../sandbox/result.js'
 import type { ApprovalRecord } from './approval/approval.js'
 import type { AmendResult } from './approval/amendments.js'
-import type { AttemptRecord } from './attempt.js'
+import type { AttemptRecord, AttemptResult } from './attempt.js'
 import type { Denial } from './denial/denial.js'
 import type { Requirement } from './approval/requirement.js'
 import type { Widening } from './escalation/widen.js'
@@ -51,7 +50,7 @@ export interface ExecOutcome {
   readonly approval?: ApprovalRecord
   readonly attempts: readonly AttemptRecord[]
   /** What the caller is shown: the last attempt's result, possibly replaced by PostToolUse hooks. */
-  readonly result?: SandboxResult
+  readonly result?: AttemptResult
   /** True when a PostToolUse hook replaced part of `result` (attempts keep the real one). */
   readonly resultReplaced: boolean
   /** Sandbox denials of the last attempt. */
