@@ -31,7 +31,7 @@ import { SessionCache } from './approval/session-cache.js'
 import { runPostToolUse, runPreToolUse } from './hooks/tool-hooks.js'
 import { noSandboxWidening, applyWidening } from './escalation/widen.js'
 import type { AttemptRecord, OutputSpec } from './attempt.js'
-import { DEFAULT_MAX_BUFFER, type OutputListener } from './output.js'
+import { DEFAULT_MAX_BUFFER } from './output.js'
 
 export interface OrchestratorOptions {
   /** createSandbox() options for the first attempt. Default: `{}` (workspace-write in process.cwd()). */
@@ -173,7 +173,7 @@ class OrchestratorImpl implements Orchestrator {
     const escalatedFirst = requirement.kind === 'skip' ? requirement.sandbox === 'escalated' : req.sandboxPermissions === 'require_escalated'
     const widening = escalatedFirst ? noSandboxWidening(this.base, this.o.allowUnsandboxed) : undefined
     const runOpts = { ...(req.timeout ? { timeout: req.timeout } : {}), ...(req.input !== undefined ? { input: req.input } : {}), ...(req.env ? { env: req.env } : {}), signal }
-    const output: OutputSpec = { listener: req.onOutput as OutputListener | undefined, maxBuffer: req.maxBuffer ?? DEFAULT_MAX_BUFFER, keep: req.keep }
+    const output: OutputSpec = { listener: req.onOutput, maxBuffer: req.maxBuffer ?? DEFAULT_MAX_BUFFER, keep: req.keep }
     const first = await runAttempt({
       index: 1,
       options: applyWidening(this.base, widening, widening && this.wideningLimits()),
