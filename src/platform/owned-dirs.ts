@@ -179,6 +179,7 @@ async function isOwnDir(dir: string, uid: number | undefined): Promise<boolean> 
  * call for a (parent, prefix) sweeps what dead owners left there.
  */
 export function makeOwnedTempDir(parent: string, prefix: string): string {
+  standardFdsOpen()
   const key = `${parent}\0${prefix}`
   if (!swept.has(key)) {
     swept.add(key)
@@ -205,6 +206,23 @@ export function makeOwnedTempDir(parent: string, prefix: string): string {
     })
   }
   return dir
+}
+
+/**
+ * Descriptors 0, 1 and 2 must be open before cordon opens any of its own
+ * (the sweep holds some while a command may be starting): one that landed
+ * there would be handed to a command that inherits the caller's stdio. A
+ * closed one is pointed at /dev/null (as launch/zygote.ts does).
+ */
+function standardFdsOpen(): void {
+  for (let fd = 0; fd <= 2; fd++) {
+    try {
+      fstatSync(fd)
+    } catch {
+      const opened = openSync('/dev/null', fd === 0 ? 'r' : 'w')
+      if (opened !== fd) closeSync(opened) // opened meanwhile by someone else: fine too
+    }
+  }
 }
 
 /** Remove a directory made by makeOwnedTempDir (never throws). True when it is gone. */
