@@ -30,7 +30,8 @@ import { requirementFor, type Requirement } from './approval/requirement.js'
 import { SessionCache } from './approval/session-cache.js'
 import { runPostToolUse, runPreToolUse } from './hooks/tool-hooks.js'
 import { noSandboxWidening, applyWidening } from './escalation/widen.js'
-import type { AttemptRecord } from './attempt.js'
+import type { AttemptRecord, OutputSpec } from './attempt.js'
+import { DEFAULT_MAX_BUFFER } from './output.js'
 
 export interface OrchestratorOptions {
   /** createSandbox() options for the first attempt. Default: `{}` (workspace-write in process.cwd()). */
@@ -180,13 +181,24 @@ class OrchestratorImpl implements Orchestrator {
       rec,
     )
     rec.approval = approval
-    if (approval.decision === 'denied' || approval.decision === 'timed_out') {
-      return rec.finish(approval.decision, approval.reason ?? `approval: ${approval.decision}`)
-    }
+    if (approval.decision === 'denied') return rec.finish('denied', approval.reason ?? 'approval: denied')
+    if (approval.decision === 'timed_out') return rec.finish('approval_timed_out', approval.reason ?? 'the approver did not answer in time')
     const escalatedFirst = requirement.kind === 'skip' ? requirement.sandbox === 'escalated' : req.sandboxPermissions === 'require_escalated'
     const widening = escalatedFirst ? noSandboxWidening(this.base, this.o.allowUnsandboxed) : undefined
     const runOpts = { ...(req.timeout ? { timeout: req.timeout } : {}), ...(req.input !== undefined ? { input: req.input } : {}), ...(req.env ? { env: req.env } : {}), signal }
-    const first = await runAttempt({ index: 1, options: applyWidening(this.base, widening, widening && this.wideningLimits()), widening, approval, command: pre.command, cwd, run: runOpts, createSandbox: this.make })
+    const output: OutputSpec = { listener: req.onOutput, maxBuffer: req.maxBuffer ?? DEFAULT_MAX_BUFFER, keep: req.keep }
+    const first = await runAttempt({
+      index: 1,
+      options: applyWidening(this.base, widening, widening && this.wideningLimits()),
+      widening,
+      approval,
+      command: pre.command,
+      cwd,
+      run: runOpts,
+      output,
+      notes: rec.notes,
+      createSandbox: this.make,
+    })
     rec.attempts.push(first)
     if (first.error) return rec.finish('error', first.error.message)
     if (first.result?.aborted) throw new AbortError('aborted while the command ran', rec.snapshot('completed'))
@@ -208,6 +220,7 @@ class OrchestratorImpl implements Orchestrator {
         hookErrors: rec.hookErrors,
         signal,
         run: runOpts,
+        output,
         createSandbox: this.make,
         onAbort: () => this.abortAll('an approver answered abort'),
       }
@@ -224,6 +237,8 @@ class OrchestratorImpl implements Orchestrator {
       rec.resultReplaced = post.replaced
       rec.context.push(...post.context)
     }
+    // The command's own timeout is the command's outcome, not the approver's (`approval_timed_out`).
+    if (last.result?.timedOut) return rec.finish('timed_out', `the command ran past its timeout (${req.timeout ?? '?'} ms) and was stopped`)
     return rec.finish('completed')
   }
 

@@ -5,23 +5,27 @@
  * detected, so a caller or an audit log can see why something ran where.
  */
 import type { CommandDecision } from '../exec-policy/index.js'
-import type { SandboxResult } from '../sandbox/result.js'
 import type { ApprovalRecord } from './approval/approval.js'
 import type { AmendResult } from './approval/amendments.js'
-import type { AttemptRecord } from './attempt.js'
+import type { AttemptRecord, AttemptResult } from './attempt.js'
 import type { Denial } from './denial/denial.js'
 import type { Requirement } from './approval/requirement.js'
 import type { Widening } from './escalation/widen.js'
 
 /**
- * - `completed`: the command ran (see `result.exitCode`; it may have failed);
+ * What happened to the command, one word each:
+ * - `completed`: the command ran to its end (see `result.exitCode`; it may have failed);
+ * - `timed_out`: the command ran past the request's `timeout` and was stopped
+ *   (`result.timedOut`; what it printed until then is in `result`);
  * - `forbidden`: the policy or the approval mode refuses it, nothing ran;
  * - `blocked`: a PreToolUse hook blocked it, nothing ran;
- * - `denied` / `timed_out`: the approver said no (or did not answer in time)
- *   to the first attempt, nothing ran;
+ * - `denied`: the approver said no to the first attempt, nothing ran;
+ * - `approval_timed_out`: the approver did not answer within
+ *   `approvalTimeoutMs` (or answered `timed_out`), nothing ran;
  * - `error`: the sandbox could not be set up (attempt.error says why).
+ * A refused *escalation* does not change the status: the first attempt ran.
  */
-export type ExecStatus = 'completed' | 'forbidden' | 'blocked' | 'denied' | 'timed_out' | 'error'
+export type ExecStatus = 'completed' | 'timed_out' | 'forbidden' | 'blocked' | 'denied' | 'approval_timed_out' | 'error'
 
 export interface Escalation {
   /** True when a second, wider attempt ran. */
@@ -46,7 +50,7 @@ export interface ExecOutcome {
   readonly approval?: ApprovalRecord
   readonly attempts: readonly AttemptRecord[]
   /** What the caller is shown: the last attempt's result, possibly replaced by PostToolUse hooks. */
-  readonly result?: SandboxResult
+  readonly result?: AttemptResult
   /** True when a PostToolUse hook replaced part of `result` (attempts keep the real one). */
   readonly resultReplaced: boolean
   /** Sandbox denials of the last attempt. */

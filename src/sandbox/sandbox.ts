@@ -4,9 +4,8 @@
  * at once. Each run re-resolves the profile (paths are re-checked for planted
  * symlinks every time) and spawns one confined child.
  */
-import { chmodSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from 'node:fs'
 import { tmpdir as osTmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { loadProfile, DEFAULT_PROFILE } from '../profile/profiles.js'
 import { resolvePolicy, type ResolvedPolicy } from '../profile/resolve.js'
 import type { CanonCache } from '../profile/paths.js'
@@ -14,6 +13,7 @@ import type { Profile, ProfileInput } from '../profile/schema.js'
 import { SetupError } from '../errors.js'
 import type { PlanRequest, PlatformBackend, PreparedLaunch } from '../platform/backend.js'
 import { backendFor } from '../platform/index.js'
+import { makeOwnedTempDir, removeOwnedDir } from '../platform/owned-dirs.js'
 import { checkCompat } from './compat.js'
 import type { Enforcement } from '../platform/enforcement.js'
 import { parseSandboxOptions, type ParsedSandboxOptions, type SandboxOptions } from './options.js'
@@ -82,8 +82,14 @@ class PlatformSandbox implements Sandbox {
     this.resolve()
   }
 
+  /**
+   * The private temp dir, `$TMPDIR/cordon-XXXXXX`, with an owner marker
+   * (platform/owned-dirs.ts): removed by close(), or at process exit for a
+   * sandbox never closed; one left by a crashed process is swept by the
+   * next process that makes one (once per process, not per run).
+   */
   private tmpdir(): string {
-    this.tmp ??= mkdtempSync(join(osTmpdir(), 'cordon-'))
+    this.tmp ??= makeOwnedTempDir(osTmpdir(), 'cordon-')
     return this.tmp
   }
 
@@ -170,39 +176,17 @@ class PlatformSandbox implements Sandbox {
 
   /**
    * Never throws: it runs in a run's completion too, where an exception
-   * would be an unhandled rejection (and end the caller). A command can
-   * leave directories it made unwritable (chmod 500): those are made
-   * writable again, directory by directory without following symlinks,
-   * and the removal retried; what still cannot be removed is left.
+   * would be an unhandled rejection (and end the caller). The command may
+   * have left anything in the directory — symlinks out of it, directories
+   * it made unwritable (chmod 500): removeOwnedDir walks by descriptor,
+   * never follows a symlink, restores modes on the directories themselves,
+   * and leaves what still cannot be removed.
    */
   private removeTmp(): void {
     const tmp = this.tmp
     this.tmp = undefined
-    if (!tmp) return
-    try {
-      // Usually empty: one rmdir, without loading Node's recursive remover (~1.5 ms of a CLI run).
-      rmdirSync(tmp)
-      return
-    } catch {
-      /* not empty (or gone): the recursive removal below */
-    }
-    try {
-      rmSync(tmp, { recursive: true, force: true })
-    } catch {
-      try {
-        ownerWritable(tmp)
-        rmSync(tmp, { recursive: true, force: true })
-      } catch {
-        /* left behind: nothing else can be done without following links */
-      }
-    }
+    if (tmp) removeOwnedDir(tmp)
   }
-}
-
-/** u+rwx on `dir` and every directory below it (symlinks are not followed: Dirent says what the entry itself is). */
-function ownerWritable(dir: string): void {
-  chmodSync(dir, 0o700)
-  for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) ownerWritable(join(dir, e.name))
 }
 
 export type { PlatformSandbox }

@@ -93,10 +93,22 @@ describe('requirement and first approval', () => {
     expect(o.approval?.reason).toMatch(/invalid approval decision/)
   })
 
-  it('an approver that does not answer in time gives timed_out', async () => {
-    const { orch } = setup({ onApproval: () => new Promise(() => {}), approvalTimeoutMs: 50 })
+  it('an approver that does not answer in time: approval_timed_out, nothing ran', async () => {
+    const { orch, fake } = setup({ onApproval: () => new Promise(() => {}), approvalTimeoutMs: 50 })
     const o = await orch.exec({ command: ['rm', '-f', 'x'] })
+    expect(o.status).toBe('approval_timed_out')
+    expect(o.approval).toMatchObject({ decision: 'timed_out', source: 'user' })
+    expect(o.attempts).toHaveLength(0)
+    expect(fake.runs).toHaveLength(0)
+  })
+
+  it('a command that runs past its timeout: status timed_out (not completed), with what it printed', async () => {
+    const { orch } = setup({}, ({ argv }) => (argv[0] === 'sleep' ? { timedOut: true, exitCode: null, signal: 'SIGKILL', stdout: 'partial\n' } : {}))
+    const o = await orch.exec({ command: ['sleep', '1000'], timeout: 100 })
     expect(o.status).toBe('timed_out')
+    expect(o.reason).toMatch(/timeout \(100 ms\)/)
+    expect(o.result).toMatchObject({ timedOut: true, stdout: 'partial\n' })
+    expect(o.attempts).toHaveLength(1)
   })
 
   it('abort rejects this exec and aborts the ones in flight on the same orchestrator', async () => {
@@ -369,6 +381,32 @@ describe('amendments through the flow', () => {
     expect(next.approval).toMatchObject({ source: 'policy', decision: 'approved' })
     expect(next.policy?.source).toBe('rule')
     expect(asked).toHaveLength(1)
+  })
+
+  it('without a pattern the shortest safe prefix is stored, not the whole command line, and the request shows it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orch-rules-'))
+    const rules = join(dir, 'default.rules')
+    writeFileSync(rules, '')
+    const bin = mkdtempSync(join(tmpdir(), 'orch-bin-'))
+    writeFileSync(join(bin, 'frobnicate'), '#!/bin/sh\n', { mode: 0o755 })
+    const env = { PATH: `${bin}:/usr/bin:/bin` }
+    const { orch, asked, answer } = setup({ rules: [rules], approvalMode: 'untrusted' })
+    answer.mockReturnValue({ type: 'approved_with_amendment' })
+    await orch.exec({ command: ['bash', '-lc', 'frobnicate build --release --target x86_64 src/main.rs'], env })
+    expect(asked[0]).toMatchObject({ proposedAmendment: ['frobnicate', 'build'], proposedRule: 'prefix_rule(pattern=["frobnicate", "build"], decision="allow")' })
+    expect(readFileSync(rules, 'utf8')).toBe('prefix_rule(pattern=["frobnicate", "build"], decision="allow")\n')
+    // Another variation of the same subcommand is allowed by the rule; another subcommand still asks.
+    expect((await orch.exec({ command: ['frobnicate', 'build', '--debug'], env })).approval).toMatchObject({ source: 'policy' })
+    answer.mockReturnValue('denied')
+    expect((await orch.exec({ command: ['frobnicate', 'publish'], env })).approval).toMatchObject({ source: 'user', decision: 'denied' })
+    expect(asked).toHaveLength(2)
+  })
+
+  it('no rule is offered for a command that appended arguments make destructive (rm build → rm build -rf ~)', async () => {
+    const { orch, asked } = setup({ approvalMode: 'untrusted' })
+    await orch.exec({ command: ['rm', 'build.log'] })
+    expect(asked[0]!.promptClass).toBe('unknown')
+    expect(asked[0]!.proposedAmendment).toBeUndefined()
   })
 
   it('a rules file that stops parsing fails closed on the next exec', async () => {
