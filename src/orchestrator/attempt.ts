@@ -5,7 +5,7 @@
  * as the attempt's error — it is not a denial and is never escalated.
  */
 import type { Readable } from 'node:stream'
-import { CordonError } from '../errors.js'
+import { CordonError, SetupError } from '../errors.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { RunOptions, SandboxOptions } from '../sandbox/options.js'
 import type { SandboxResult } from '../sandbox/result.js'
@@ -69,7 +69,14 @@ export async function runAttempt(spec: AttemptSpec): Promise<AttemptRecord> {
   try {
     sb = spec.createSandbox(spec.options)
     const argv = sb.cwd === spec.cwd ? spec.command : inDirectory(spec.cwd, spec.command)
-    const result = await streamed(sb, argv, spec)
+    const result = await streamed(sb, argv, spec).catch((e: unknown) => {
+      // The host changed between planning and launch and nothing ran (a
+      // path vanished, namespaces stopped working): plan again, once, as
+      // sandbox.run() does.
+      if (!(e instanceof SetupError && e.hostChanged) || spec.run.signal?.aborted) throw e
+      spec.notes.push(`attempt ${spec.index}: ${e.message}; planned again`)
+      return streamed(sb!, argv, spec)
+    })
     const shown = { ...result, command: [...spec.command] }
     const denials = detectDenials({ result: shown, cwd: spec.cwd, command: spec.command })
     return { ...base, sandbox: { ...sandboxInfo, enforcement: result.enforcement }, result: shown, denials }

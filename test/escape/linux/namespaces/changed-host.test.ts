@@ -16,7 +16,7 @@
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createSandbox, doctor, SetupError } from '../../../../src/index.js'
+import { createOrchestrator, createSandbox, doctor, SetupError } from '../../../../src/index.js'
 import { rejected } from '../../../helpers/errors.js'
 import { Escape } from '../../../helpers/escape.js'
 import { identities, type Identity } from '../../../helpers/identity.js'
@@ -166,6 +166,25 @@ describe('spawn() and a host that changed under the plan', () => {
       expect(err.message).toContain(`${victim} changed on the host between planning and launch`)
     } finally {
       sb.close()
+      bwrap.cleanup()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it.skipIf(ns !== undefined)('the orchestrator (which streams through spawn()) plans its attempt again too, and says so in notes', async () => {
+    const dir = makeTestTmpDir('churn-orch-')
+    const victim = join(dir, 'denied')
+    const work = join(dir, 'work')
+    mkdirSync(victim)
+    mkdirSync(work)
+    const bwrap = churningBwrap(victim)
+    try {
+      const orch = createOrchestrator({ sandbox: { cwd: work, mode: 'namespaces', bwrap: bwrap.path, denyRead: [victim] }, onApproval: () => 'approved' })
+      const o = await orch.exec({ command: ['/bin/true'], timeout: 20_000 })
+      expect(o.status).toBe('completed')
+      expect(o.result?.exitCode).toBe(0)
+      expect(o.notes.join('\n')).toMatch(/changed on the host between planning and launch.*planned again/)
+    } finally {
       bwrap.cleanup()
       rmSync(dir, { recursive: true, force: true })
     }
