@@ -19,6 +19,13 @@ const options = { cwd: dir, mode: 'landlock', compat: 'best-effort' } as const
 
 const ppidOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1])
 
+/**
+ * A run that prints `word` and stays until its stdin closes, so its pid (and
+ * its parent in /proc) can be read before it exits — a command that ended
+ * already has no /proc entry (a flake on a busy machine).
+ */
+const holding = (sb: ReturnType<typeof createSandbox>, word: string) => sb.spawn('sh', ['-c', `echo ${word}; read _ || true`], { stdin: 'pipe' })
+
 /** Start a long command (confined and running) and return it with the pid of the zygote that forked it. */
 async function startSleeper(sb: ReturnType<typeof createSandbox>) {
   const p = sb.spawn('sleep', ['30'])
@@ -71,8 +78,9 @@ describe('the launcher zygote', () => {
     process.kill(zygote, 'SIGKILL')
     const r = await p
     expect(r.signal).toBe('SIGKILL') // the supervisor's own record: its command was killed in tear-down
-    const next = sb.spawn('sh', ['-c', 'echo again'])
+    const next = holding(sb, 'again')
     expect(ppidOf(next.pid!)).not.toBe(zygote)
+    next.stdin!.end()
     expect((await next).stdout).toBe('again\n')
     sb.close()
   })
@@ -168,8 +176,9 @@ describe('the zygote against a careless or hostile caller environment', () => {
     await new Promise((r) => intruder.on('close', r))
     expect(await eventually(() => dead(zygote))).toBe(true)
     expect((await p).signal).toBe('SIGKILL') // its run was torn down, visibly
-    const next = sb.spawn('sh', ['-c', 'echo fresh'])
+    const next = holding(sb, 'fresh')
     expect(ppidOf(next.pid!)).not.toBe(zygote)
+    next.stdin!.end()
     expect((await next).stdout).toBe('fresh\n')
     sb.close()
   })
@@ -217,8 +226,9 @@ describe('the zygote against a careless or hostile caller environment', () => {
     }
     // Before the fix the zygote blocked writing exit lines, this request timed
     // out (ETIMEDOUT) and the zygote was replaced, tearing down every run.
-    const next = sb.spawn('sh', ['-c', 'echo ok'])
+    const next = holding(sb, 'ok')
     expect(ppidOf(next.pid!)).toBe(zygote)
+    next.stdin!.end()
     expect((await next).stdout).toBe('ok\n')
     p.kill('SIGKILL')
     await p
