@@ -1,25 +1,31 @@
 /**
- * vitest globalSetup for the confinement tests:
+ * vitest globalSetup:
  *  - as root, create the unprivileged `cordon-probe` system user if missing;
  *  - rebuild dist/ when src/ is newer (the escape driver imports dist/);
  *  - compile the C escape probes into a temp dir under test/.tmp that every
- *    identity can read (and namespace mode can see), and hand its path to the tests (`inject('cordonProbeDir')`).
+ *    identity can read (and namespace mode can see), when there is a compiler;
+ *  - find what this host offers the tests (host.ts) and hand it to them,
+ *    with the probes' path (`inject('cordonHost')`, `inject('cordonProbeDir')`).
+ * When the run ends: remove the probes and print what the host lacked.
  */
 import { execFile, spawnSync } from 'node:child_process'
 import { readdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { TestProject } from 'vitest/node'
+import { baseIdentities, compilerMissing, probeIdentities, type HostFacts, type Missing } from './host.js'
 import { distIndex, makeTestTmpDir, PROBE_USER, probeSources, repoRoot } from './paths.js'
 
 const run = promisify(execFile)
 
-function ensureProbeUser(): void {
-  if (process.getuid?.() !== 0) return
-  if (spawnSync('id', ['-u', PROBE_USER]).status === 0) return
+/** Undefined when the user exists (or the test process is not root); otherwise why useradd failed. */
+function ensureProbeUser(): string | undefined {
+  if (process.getuid?.() !== 0) return undefined
+  if (spawnSync('id', ['-u', PROBE_USER]).status === 0) return undefined
   const r = spawnSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', PROBE_USER], { encoding: 'utf8' })
-  // Two vitest runs may race to create it: only fail if it still does not exist.
-  if (r.status !== 0 && spawnSync('id', ['-u', PROBE_USER]).status !== 0) throw new Error(`useradd ${PROBE_USER} failed: ${r.stderr}`)
+  // Two vitest runs may race to create it: only a failure if it still does not exist.
+  if (r.status !== 0 && spawnSync('id', ['-u', PROBE_USER]).status !== 0) return (r.stderr || r.error?.message || `exit ${r.status}`).trim()
+  return undefined
 }
 
 function newestMtime(dir: string): number {
@@ -62,15 +68,35 @@ async function compileProbes(): Promise<string> {
   return dir
 }
 
+/** One line per thing this host lacked, for the end of the run. */
+function summary(facts: HostFacts): string | undefined {
+  const all: (Missing | undefined)[] = [facts.compiler, ...Object.values(facts.identities).map((i) => i.missing), ...Object.values(facts.namespaces)]
+  const reasons = [...new Set(all.filter((m): m is Missing => m !== undefined).map((m) => m.reason))]
+  if (!reasons.length) return undefined
+  const how = process.env.CORDON_TEST_REQUIRE
+    ? `CORDON_TEST_REQUIRE=${process.env.CORDON_TEST_REQUIRE}: the tests that needed a required one failed`
+    : 'the tests that needed them were skipped; CI sets CORDON_TEST_REQUIRE=all to fail them instead'
+  return `[cordon tests] this host lacked (${how}):\n${reasons.map((r) => `  - ${r}`).join('\n')}`
+}
+
 export default async function setup(project: TestProject): Promise<() => void> {
-  ensureProbeUser()
-  const [, probeDir] = await Promise.all([ensureDist(), compileProbes()])
+  const base = baseIdentities(ensureProbeUser())
+  const compiler = compilerMissing()
+  const [, probeDir] = await Promise.all([ensureDist(), compiler ? '' : compileProbes()])
+  const { identities, namespaces } = await probeIdentities(base)
+  const facts: HostFacts = { identities, compiler, namespaces }
+  project.provide('cordonHost', facts)
   project.provide('cordonProbeDir', probeDir)
-  return () => rmSync(probeDir, { recursive: true, force: true })
+  return () => {
+    rmSync(probeDir, { recursive: true, force: true })
+    const lacked = summary(facts)
+    if (lacked) console.warn(lacked)
+  }
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     cordonProbeDir: string
+    cordonHost: HostFacts
   }
 }

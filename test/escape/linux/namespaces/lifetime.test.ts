@@ -12,8 +12,9 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Escape } from '../../../helpers/escape.js'
 import { identities } from '../../../helpers/identity.js'
+import { modeMissing } from '../../../helpers/modes.js'
 import { driverPath } from '../../../helpers/paths.js'
-import { namespaceSkip } from './ns-available.js'
+import { describeWhere } from '../../../helpers/requirements.js'
 
 /** Host pids whose command line contains `marker`. */
 function pidsWith(marker: string): number[] {
@@ -45,8 +46,7 @@ const marker = () => `1000.${BigInt('0x' + randomBytes(5).toString('hex')).toStr
 // tree down on the caller's death (parent-death signal) and on a timeout.
 describe.each(identities())('process lifetime and visibility — caller: $name', (identity) => {
   describe.each(['namespaces', 'landlock'] as const)('mode: %s', (mode) => {
-  const skip = mode === 'namespaces' ? namespaceSkip(identity) : identity.skip
-  describe.skipIf(skip !== undefined)(`${skip ? `skipped: ${skip}` : mode === 'namespaces' ? 'bwrap' : 'launcher'}`, () => {
+  describeWhere(modeMissing(identity, mode), mode === 'namespaces' ? 'bwrap' : 'launcher', () => {
     let e: Escape
     beforeAll(() => {
       e = new Escape(identity, mode, 'lifetime')
@@ -81,7 +81,8 @@ describe.each(identities())('process lifetime and visibility — caller: $name',
       expect(await until(() => pidsWith(m).length === 0, 5_000)).toBe(true)
     })
 
-    it.runIf(mode === 'namespaces')('host processes are invisible: /proc shows the sandbox only, host pids cannot be signalled', async () => {
+    // Namespace mode only: Landlock-only mode does not hide host processes (README, security model).
+    if (mode === 'namespaces') it('host processes are invisible: /proc shows the sandbox only, host pids cannot be signalled', async () => {
       const m = marker()
       const host = spawn('/bin/sleep', [m], { stdio: 'ignore' })
       try {

@@ -11,6 +11,7 @@ import type { SandboxResult } from '../../../../src/index.js'
 import { detectDenials } from '../../../../src/orchestrator/index.js'
 import { pathsInLine } from '../../../../src/orchestrator/denial/error-lines.js'
 import { enforcementFor } from '../fake-sandbox.js'
+import { itWhere, unless } from '../../../helpers/requirements.js'
 
 const ws = mkdtempSync(join(tmpdir(), 'den-ws-'))
 const secret = mkdtempSync(join(tmpdir(), 'den-secret-'))
@@ -88,7 +89,7 @@ describe('filesystem denials', () => {
 
   // As root, file modes refuse nothing: only an unprivileged run can show this.
   const isRoot = process.getuid?.() === 0
-  it.skipIf(isRoot)(`a write the host itself refuses (file modes) is not attributed${isRoot ? ' (skipped: running as root)' : ''}`, () => {
+  itWhere(unless(!isRoot, 'the test process is root, and file modes refuse root nothing'), 'a write the host itself refuses (file modes) is not attributed', () => {
     const locked = mkdtempSync(join(tmpdir(), 'den-locked-'))
     chmodSync(locked, 0o555)
     expect(detect(result(`touch: cannot touch '${locked}/f': Permission denied`))).toEqual([])

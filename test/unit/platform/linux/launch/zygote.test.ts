@@ -12,6 +12,7 @@ import { createSandbox } from '../../../../../src/index.js'
 import { loadNative } from '../../../../../src/native/load.js'
 import { zygoteFor } from '../../../../../src/platform/linux/launch/zygote.js'
 import { dead, eventually } from '../../../../helpers/processes.js'
+import { itWhere, unless } from '../../../../helpers/requirements.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'cordon-zygote-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -174,7 +175,7 @@ describe('the zygote against a careless or hostile caller environment', () => {
     sb.close()
   })
 
-  it.skipIf(process.getuid?.() !== 0)('a root caller that drops to another uid: later commands run as that uid (a new zygote), not as root', async () => {
+  itWhere(unless(process.getuid?.() === 0, 'dropping to another uid needs a root test process'), 'a root caller that drops to another uid: later commands run as that uid (a new zygote), not as root', async () => {
     const r = await caller(`
       const sb = createSandbox({ cwd: '/', profile: 'read-only', mode: 'landlock', compat: 'best-effort' })
       const before = (await sb.run(['id', '-u'])).stdout.trim()
