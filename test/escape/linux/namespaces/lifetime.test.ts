@@ -8,13 +8,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { chownSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { Escape } from '../../../helpers/escape.js'
 import { identities } from '../../../helpers/identity.js'
 import { modeMissing } from '../../../helpers/modes.js'
 import { driverPath } from '../../../helpers/paths.js'
 import { describeWhere } from '../../../helpers/requirements.js'
+import { removeTree } from '../../../helpers/temp.js'
 
 /** Host pids whose command line contains `marker`. */
 function pidsWith(marker: string): number[] {
@@ -53,9 +56,14 @@ describe.each(identities())('process lifetime and visibility — caller: $name',
     })
     afterAll(() => e?.cleanup())
 
+    /** A driver the test may kill: its sandbox's temp dir, which it cannot remove then, goes into one the test removes. */
     function startDriver(command: string[]): ChildProcess {
+      const tmp = mkdtempSync(join(tmpdir(), 'lifetime-driver-'))
+      if (process.getuid?.() !== identity.uid) chownSync(tmp, identity.uid, identity.gid)
+      onTestFinished(() => removeTree(tmp))
       const [file, ...args] = identity.wrap([process.execPath, driverPath])
-      const child = spawn(file!, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: e.tree.home }, stdio: ['pipe', 'ignore', 'ignore'] })
+      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: e.tree.home, TMPDIR: tmp }
+      const child = spawn(file!, args, { env, stdio: ['pipe', 'ignore', 'ignore'] })
       child.stdin!.end(JSON.stringify({ options: e.options(), command }))
       return child
     }

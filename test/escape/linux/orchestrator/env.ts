@@ -8,16 +8,17 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { self } from '../../../helpers/identity.js'
 import { modeMissing, TEST_MODES, type TestMode } from '../../../helpers/modes.js'
-import { repoRoot } from '../../../helpers/paths.js'
+import { testTmp } from '../../../helpers/paths.js'
 import { describeWhere } from '../../../helpers/requirements.js'
 
-const base = process.env.CORDON_ORCH_TMP ?? join(repoRoot, 'test', '.tmp', 'orchestrator')
+/** Straight in test/.tmp (a shared subdirectory could not be removed safely while another file still uses it). */
+const base = process.env.CORDON_ORCH_TMP ?? testTmp
 
 const made: string[] = []
 
 export function tempDir(label: string): string {
   mkdirSync(base, { recursive: true })
-  const dir = mkdtempSync(join(base, `${label}-`))
+  const dir = mkdtempSync(join(base, `orch-${label}-`))
   made.push(dir)
   return dir
 }
