@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config'
 
 // Native code may crash a worker, and escape probes spawn real processes:
 // each test file runs in its own forked process. The globalSetup finds what
-// the host offers (tests that need what it lacks skip, saying why).
+// the host offers (tests that need what it lacks skip, saying why) and gives
+// the run its own temp root, checked for leftovers when the run ends.
 export default defineConfig({
   test: {
     pool: 'forks',

@@ -1,12 +1,15 @@
 /**
  * vitest globalSetup:
  *  - as root, create the unprivileged `cordon-probe` system user if missing;
+ *  - give the run its own temp root (scratch.ts): TMPDIR and XDG_RUNTIME_DIR
+ *    of every test process and driver point into it;
  *  - rebuild dist/ when src/ is newer (the escape driver imports dist/);
  *  - compile the C escape probes into a temp dir under test/.tmp that every
  *    identity can read (and namespace mode can see), when there is a compiler;
  *  - find what this host offers the tests (host.ts) and hand it to them,
  *    with the probes' path (`inject('cordonHost')`, `inject('cordonProbeDir')`).
- * When the run ends: remove the probes and print what the host lacked.
+ * When the run ends: remove the probes and the temp root, print what the
+ * host lacked, and fail the run if the suite left anything behind.
  */
 import { execFile, spawnSync } from 'node:child_process'
 import { readdirSync, rmSync, statSync } from 'node:fs'
@@ -15,6 +18,7 @@ import { promisify } from 'node:util'
 import type { TestProject } from 'vitest/node'
 import { baseIdentities, compilerMissing, probeIdentities, type HostFacts, type Missing } from './host.js'
 import { distIndex, makeTestTmpDir, PROBE_USER, probeSources, repoRoot } from './paths.js'
+import { createScratch, finishScratch, testTmpEntries, type Scratch } from './scratch.js'
 
 const run = promisify(execFile)
 
@@ -68,6 +72,18 @@ async function compileProbes(): Promise<string> {
   return dir
 }
 
+/** Point this process (and so every test worker, forked after setup) at the run's temp root; returns the undo. */
+function useScratch(scratch: Scratch): () => void {
+  const saved = { TMPDIR: process.env.TMPDIR, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR }
+  Object.assign(process.env, scratch.env[process.getuid!()])
+  return () => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  }
+}
+
 /** One line per thing this host lacked, for the end of the run. */
 function summary(facts: HostFacts): string | undefined {
   const all: (Missing | undefined)[] = [facts.compiler, ...Object.values(facts.identities).map((i) => i.missing), ...Object.values(facts.namespaces)]
@@ -80,17 +96,34 @@ function summary(facts: HostFacts): string | undefined {
 }
 
 export default async function setup(project: TestProject): Promise<() => void> {
+  const testTmpBefore = testTmpEntries()
   const base = baseIdentities(ensureProbeUser())
+  const scratch = createScratch(Object.values(base).filter((i) => !i.missing))
+  const restoreEnv = useScratch(scratch)
   const compiler = compilerMissing()
-  const [, probeDir] = await Promise.all([ensureDist(), compiler ? '' : compileProbes()])
-  const { identities, namespaces } = await probeIdentities(base)
-  const facts: HostFacts = { identities, compiler, namespaces }
+  let probeDir = ''
+  let facts: HostFacts
+  try {
+    probeDir = (await Promise.all([ensureDist(), compiler ? '' : compileProbes()]))[1]
+    const { identities, namespaces } = await probeIdentities(base, scratch.env)
+    facts = { identities, compiler, namespaces, scratch: scratch.env }
+  } catch (err) {
+    if (probeDir) rmSync(probeDir, { recursive: true, force: true })
+    restoreEnv()
+    finishScratch(scratch, testTmpBefore)
+    throw err
+  }
   project.provide('cordonHost', facts)
   project.provide('cordonProbeDir', probeDir)
   return () => {
-    rmSync(probeDir, { recursive: true, force: true })
+    if (probeDir) rmSync(probeDir, { recursive: true, force: true })
+    restoreEnv()
+    const left = finishScratch(scratch, testTmpBefore)
     const lacked = summary(facts)
     if (lacked) console.warn(lacked)
+    if (left.length) {
+      throw new Error(`the test run left ${left.length} file(s) or dir(s) behind (now removed); the test or SDK code that made each must remove it:\n${left.map((p) => `  ${p}`).join('\n')}`)
+    }
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { driverPath, PROBE_USER, testTmp } from './paths.js'
+import type { ScratchEnv } from './scratch.js'
 
 /**
  * Host features a fresh machine may lack and CI installs. `CORDON_TEST_REQUIRE`
@@ -38,6 +39,8 @@ export interface HostFacts {
   compiler?: Missing
   /** Why namespace mode cannot be tested for an identity (absent: it can). */
   namespaces: Partial<Record<IdentityName, Missing>>
+  /** uid → the environment that keeps its temp files in the run's own root. */
+  scratch: Record<string, ScratchEnv>
 }
 
 const isRoot = process.getuid?.() === 0
@@ -90,9 +93,9 @@ interface DoctorReport {
 }
 
 /** cordon's own doctor(), run through the driver as `name`; a string (why) when it could not run. */
-function doctorAs(name: IdentityName): Promise<DoctorReport | string> {
+function doctorAs(name: IdentityName, env: ScratchEnv): Promise<DoctorReport | string> {
   const [file, ...args] = wrapFor(name)([process.execPath, driverPath])
-  const child = spawn(file!, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['pipe', 'pipe', 'pipe'], timeout: 60_000 })
+  const child = spawn(file!, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['pipe', 'pipe', 'pipe'], timeout: 60_000 })
   let out = ''
   let err = ''
   child.stdout.on('data', (d: Buffer) => (out += d.toString()))
@@ -140,9 +143,9 @@ function broken(report: DoctorReport | string): string | undefined {
  * cannot run cordon from this checkout is marked missing; for the others,
  * whether namespace mode works for them.
  */
-export async function probeIdentities(identities: HostFacts['identities']): Promise<Pick<HostFacts, 'identities' | 'namespaces'>> {
+export async function probeIdentities(identities: HostFacts['identities'], scratch: Record<string, ScratchEnv>): Promise<Pick<HostFacts, 'identities' | 'namespaces'>> {
   const names = (Object.keys(identities) as IdentityName[]).filter((n) => !identities[n].missing)
-  const reports = await Promise.all(names.map((n) => doctorAs(n)))
+  const reports = await Promise.all(names.map((n) => doctorAs(n, scratch[identities[n].uid]!)))
   const out = { identities: { ...identities }, namespaces: {} as HostFacts['namespaces'] }
   const hidden = hiddenCheckout()
   names.forEach((name, i) => {

@@ -8,6 +8,7 @@
  */
 import { wrapFor, type IdentityName, type Missing } from './host.js'
 import { host } from './requirements.js'
+import type { ScratchEnv } from './scratch.js'
 
 export interface Identity {
   name: IdentityName
@@ -17,6 +18,8 @@ export interface Identity {
   missing: Missing | undefined
   /** Prefix that runs a program as this identity. */
   wrap(argv: readonly string[]): string[]
+  /** TMPDIR and XDG_RUNTIME_DIR for a process run as this identity: its temp files stay in the run's own root. */
+  env: Partial<ScratchEnv>
 }
 
 let cached: Identity[] | undefined
@@ -27,7 +30,7 @@ export function identities(): Identity[] {
   const facts = host()
   cached = (['root', 'unprivileged'] as const).map((name) => {
     const { uid, gid, missing } = facts.identities[name]
-    return { name, uid, gid, missing, wrap: wrapFor(name) }
+    return { name, uid, gid, missing, wrap: wrapFor(name), env: facts.scratch[uid] ?? {} }
   })
   return cached
 }

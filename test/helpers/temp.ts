@@ -1,5 +1,6 @@
 /**
- * Temp dirs a test file makes under os.tmpdir(), all removed by
+ * Temp dirs a test file makes under os.tmpdir() (the run's own temp root,
+ * see scratch.ts), all removed by
  * `removeTempDirs`, which the file calls from afterAll. Read-only dirs a
  * test made are made writable first.
  */

@@ -62,7 +62,7 @@ describe.each(identities())('process lifetime and visibility — caller: $name',
       if (process.getuid?.() !== identity.uid) chownSync(tmp, identity.uid, identity.gid)
       onTestFinished(() => removeTree(tmp))
       const [file, ...args] = identity.wrap([process.execPath, driverPath])
-      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: e.tree.home, TMPDIR: tmp }
+      const env = { ...identity.env, PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: e.tree.home, TMPDIR: tmp }
       const child = spawn(file!, args, { env, stdio: ['pipe', 'ignore', 'ignore'] })
       child.stdin!.end(JSON.stringify({ options: e.options(), command }))
       return child
