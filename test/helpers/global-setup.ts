@@ -16,7 +16,7 @@ import { readdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { TestProject } from 'vitest/node'
-import { baseIdentities, compilerMissing, probeIdentities, type HostFacts, type Missing } from './host.js'
+import { baseIdentities, compilerMissing, probeIdentities, requiredByEnv, type HostFacts, type Missing } from './host.js'
 import { distIndex, makeTestTmpDir, PROBE_USER, probeSources, repoRoot } from './paths.js'
 import { createScratch, finishScratch, testTmpEntries, type Scratch } from './scratch.js'
 
@@ -84,18 +84,22 @@ function useScratch(scratch: Scratch): () => void {
   }
 }
 
-/** One line per thing this host lacked, for the end of the run. */
+/** One line per thing this host lacked, saying whether the tests that needed it were skipped or failed. */
 function summary(facts: HostFacts): string | undefined {
   const all: (Missing | undefined)[] = [facts.compiler, ...Object.values(facts.identities).map((i) => i.missing), ...Object.values(facts.namespaces)]
-  const reasons = [...new Set(all.filter((m): m is Missing => m !== undefined).map((m) => m.reason))]
-  if (!reasons.length) return undefined
-  const how = process.env.CORDON_TEST_REQUIRE
-    ? `CORDON_TEST_REQUIRE=${process.env.CORDON_TEST_REQUIRE}: the tests that needed a required one failed`
-    : 'the tests that needed them were skipped; CI sets CORDON_TEST_REQUIRE=all to fail them instead'
-  return `[cordon tests] this host lacked (${how}):\n${reasons.map((r) => `  - ${r}`).join('\n')}`
+  const missing = [...new Map(all.filter((m): m is Missing => m !== undefined).map((m) => [m.reason, m])).values()]
+  if (!missing.length) return undefined
+  const required = requiredByEnv()
+  const lines = missing.map((m) => {
+    const failed = m.requirement !== undefined && required.has(m.requirement)
+    return `  - ${failed ? `failed (CORDON_TEST_REQUIRE=${process.env.CORDON_TEST_REQUIRE})` : 'skipped'}: ${m.reason}`
+  })
+  const hint = missing.some((m) => m.requirement !== undefined && !required.has(m.requirement)) ? ' (CI sets CORDON_TEST_REQUIRE=all: a missing requirement fails there)' : ''
+  return `[cordon tests] what this host lacked, and what became of the tests that needed it${hint}:\n${lines.join('\n')}`
 }
 
 export default async function setup(project: TestProject): Promise<() => void> {
+  requiredByEnv() // a misspelt CORDON_TEST_REQUIRE fails the run at once
   const testTmpBefore = testTmpEntries()
   const base = baseIdentities(ensureProbeUser())
   const scratch = createScratch(Object.values(base).filter((i) => !i.missing))

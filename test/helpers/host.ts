@@ -22,6 +22,15 @@ export const REQUIREMENTS = {
 
 export type Requirement = keyof typeof REQUIREMENTS
 
+/** The requirements CORDON_TEST_REQUIRE names (`all`, or a comma-separated list); an unknown name is an error. */
+export function requiredByEnv(raw = process.env.CORDON_TEST_REQUIRE): Set<Requirement> {
+  const names = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  if (names.includes('all')) return new Set(Object.keys(REQUIREMENTS) as Requirement[])
+  const unknown = names.filter((n) => !(n in REQUIREMENTS))
+  if (unknown.length) throw new Error(`CORDON_TEST_REQUIRE: unknown requirement ${unknown.join(', ')} (known: all, ${Object.keys(REQUIREMENTS).join(', ')})`)
+  return new Set(names as Requirement[])
+}
+
 /**
  * Why a test cannot run here. `requirement`: the installable feature it
  * lacks; absent when no install helps (the caller's identity, the kernel).

@@ -10,19 +10,11 @@
  * caller's identity, the kernel) always skips.
  */
 import { describe, inject, it, type TestContext } from 'vitest'
-import { REQUIREMENTS, type HostFacts, type Missing, type Requirement } from './host.js'
+import { REQUIREMENTS, requiredByEnv, type HostFacts, type Missing } from './host.js'
 
 export type { Missing, Requirement } from './host.js'
 
-function parseRequired(raw: string | undefined): Set<Requirement> {
-  const names = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)
-  if (names.includes('all')) return new Set(Object.keys(REQUIREMENTS) as Requirement[])
-  const unknown = names.filter((n) => !(n in REQUIREMENTS))
-  if (unknown.length) throw new Error(`CORDON_TEST_REQUIRE: unknown requirement ${unknown.join(', ')} (known: all, ${Object.keys(REQUIREMENTS).join(', ')})`)
-  return new Set(names as Requirement[])
-}
-
-const required = parseRequired(process.env.CORDON_TEST_REQUIRE)
+const required = requiredByEnv()
 
 /** The host facts the globalSetup found. */
 export function host(): HostFacts {
