@@ -78,8 +78,9 @@ class PlatformSandbox implements Sandbox {
     this.profile = profile
     this.explicit = new Set(explicitProtected ? ['protected-paths'] : [])
     this.baseEnv = { ...(options.env ?? process.env) }
-    // Validate paths and cwd now, so bad input fails at creation and nothing runs.
-    this.resolve()
+    // Validate paths and cwd now, so bad input fails at creation and nothing runs;
+    // a caller that gets no sandbox cannot close() it, so its temp dir goes now.
+    try { this.resolve() } catch (err) { this.removeTmp(); throw err }
   }
 
   /**

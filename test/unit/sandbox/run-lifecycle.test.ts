@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createSandbox, type CordonError } from '../../../src/index.js'
+import { self } from '../../helpers/identity.js'
+import { namespacesMissing } from '../../helpers/modes.js'
 import { dead, eventually } from '../../helpers/processes.js'
+import { itWhere } from '../../helpers/requirements.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'cordon-lifecycle-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -26,9 +29,6 @@ function running(needle: string): boolean {
   }
   return false
 }
-const nsProbe = createSandbox({ ...options, mode: 'namespaces' }).report()
-const nsSkip = nsProbe.mode === 'namespaces' ? undefined : `namespace mode is unavailable here: ${nsProbe.modeReason}`
-if (nsSkip) console.warn(`[cordon lifecycle tests] the setup-abort test is skipped: ${nsSkip}`)
 
 // The shell prints the pid of a background grandchild, then waits forever.
 const GROUP = ['sh', '-c', 'sleep 60 & echo $!; wait']
@@ -120,7 +120,7 @@ describe('AbortSignal', () => {
     expect(await eventually(() => !running(`sleep\0${marker}`), 3000)).toBe(true)
   }
 
-  it.skipIf(nsSkip !== undefined)(`namespace mode: an abort during setup stops the run and leaves nothing running${nsSkip ? ` (skipped: ${nsSkip})` : ''}`, () => abortRightAway('namespaces'))
+  itWhere(namespacesMissing(self()), 'namespace mode: an abort during setup stops the run and leaves nothing running', () => abortRightAway('namespaces'))
 
   it('Landlock mode: an abort during setup stops the run and leaves nothing running', () => abortRightAway('landlock'))
 
