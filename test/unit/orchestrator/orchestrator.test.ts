@@ -386,10 +386,10 @@ describe('amendments through the flow', () => {
   })
 
   it('without a pattern the shortest safe prefix is stored, not the whole command line, and the request shows it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'orch-rules-'))
+    const dir = tempDir('orch-rules-')
     const rules = join(dir, 'default.rules')
     writeFileSync(rules, '')
-    const bin = mkdtempSync(join(tmpdir(), 'orch-bin-'))
+    const bin = tempDir('orch-bin-')
     writeFileSync(join(bin, 'frobnicate'), '#!/bin/sh\n', { mode: 0o755 })
     const env = { PATH: `${bin}:/usr/bin:/bin` }
     const { orch, asked, answer } = setup({ rules: [rules], approvalMode: 'untrusted' })
