@@ -39,6 +39,11 @@ export interface StartRequest {
   stderr: 'pipe' | 'inherit' | 'ignore'
   input?: string | Uint8Array
   maxBuffer?: number
+  /**
+   * Hand the caller streams of its piped stdio (`spawn()`). Without (`run()`),
+   * output is only collected, and a piped stdin gets `input` or end of file.
+   */
+  streams?: boolean
 }
 
 /** How a started run ended: the command's own status, its output, and what was enforced. */

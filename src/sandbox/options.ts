@@ -44,10 +44,12 @@ const output = z._default(z.enum(['pipe', 'inherit', 'ignore']), 'pipe')
 export const runOptionsSchema = z.strictObject({
   timeout: positiveInt,
   signal: z.optional(z.instanceof(AbortSignal)),
+  /** Written to stdin, which is then closed (implies `stdin: 'pipe'`). */
   input: z.optional(z.union([z.string(), z.instanceof(Uint8Array)])),
   /** Extra variables for this run (set after the profile's env policy). */
   env: z.optional(z.record(z.string(), z.string())),
-  stdin: z._default(z.enum(['pipe', 'ignore', 'inherit']), 'ignore'),
+  /** Default: `'pipe'` for spawn() (`child.stdin` is a stream), `'ignore'` for run() (end of file at once). */
+  stdin: z.optional(z.enum(['pipe', 'ignore', 'inherit'])),
   stdout: output,
   stderr: output,
   maxBuffer: positiveInt,

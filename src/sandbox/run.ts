@@ -34,13 +34,20 @@ function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6
 }
 
+/** How the caller started the run: `spawn()` hands out streams, `run()` only collects. */
+export interface RunKind {
+  compat: Compat
+  streams: boolean
+}
+
 function envList(policy: ResolvedPolicy, extra: Record<string, string> | undefined): string[] {
   return Object.entries({ ...policy.env, ...extra }).map(([k, v]) => `${k}=${v}`)
 }
 
-export function startRun(sandbox: Preparer, command: readonly string[], rawOptions: RunOptions | undefined, compat: Compat): SandboxProcess {
+export function startRun(sandbox: Preparer, command: readonly string[], rawOptions: RunOptions | undefined, kind: RunKind): SandboxProcess {
   const argv = parseArgv(command)
   const opts = parseRunOptions(rawOptions)
+  const stdin = opts.input !== undefined ? 'pipe' : (opts.stdin ?? (kind.streams ? 'pipe' : 'ignore'))
   // Already aborted: nothing is spawned (an abort is not a setup failure).
   if (opts.signal?.aborted) throw new AbortError('aborted before the command started', opts.signal.reason)
   const { backend, prepared, policy } = sandbox.prepare()
@@ -48,10 +55,11 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   const run = backend.start(prepared, {
     argv,
     env: envList(policy, opts.env),
-    compat,
-    stdin: opts.stdin,
+    compat: kind.compat,
+    stdin,
     stdout: opts.stdout,
     stderr: opts.stderr,
+    streams: kind.streams,
     ...(opts.input !== undefined ? { input: opts.input } : {}),
     ...(opts.maxBuffer ? { maxBuffer: opts.maxBuffer } : {}),
   })

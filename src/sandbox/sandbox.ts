@@ -21,9 +21,13 @@ import { startRun, type RunOptions, type SandboxProcess } from './run.js'
 import type { SandboxResult } from './result.js'
 
 export interface Sandbox {
-  /** Run a command to completion: `run(['npm', 'test'], { timeout })`. */
+  /** Run a command to completion: `run(['npm', 'test'], { timeout })`. stdin defaults to `'ignore'` (end of file). */
   run(command: readonly string[], options?: RunOptions): Promise<SandboxResult>
-  /** Start a command and stream it: `spawn('sh', ['-c', '…'])`. Awaitable like execa's subprocess. */
+  /**
+   * Start a command and stream it: `spawn('sh', ['-c', '…'])`. Awaitable like
+   * execa's subprocess. stdin defaults to `'pipe'`: `child.stdin` is a stream
+   * (end it when the command reads stdin).
+   */
   spawn(file: string, args?: readonly string[], options?: RunOptions): SandboxProcess
   /** What would be enforced here, without running anything. */
   report(): Enforcement
@@ -144,11 +148,11 @@ class PlatformSandbox implements Sandbox {
   }
 
   spawn(file: string, args: readonly string[] = [], options?: RunOptions): SandboxProcess {
-    return this.track(() => startRun(this, [file, ...args], options, this.options.compat ?? 'best-effort'))
+    return this.track(() => startRun(this, [file, ...args], options, { compat: this.options.compat ?? 'best-effort', streams: true }))
   }
 
   run(command: readonly string[], options?: RunOptions): Promise<SandboxResult> {
-    const once = () => this.track(() => startRun(this, command, options, this.options.compat ?? 'best-effort'))
+    const once = () => this.track(() => startRun(this, command, options, { compat: this.options.compat ?? 'best-effort', streams: false }))
     // The host changed between planning and launch (a denied path vanished,
     // namespaces stopped working) and nothing ran: plan again, once. A
     // second failure is the caller's to see. (spawn() cannot do this: its

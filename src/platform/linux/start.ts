@@ -78,6 +78,7 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
     stderr: req.stderr,
     ...(req.input !== undefined ? { input: req.input } : {}),
     ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}),
+    streams: req.streams === true,
   })
   let stopped = false
   let reported = false

@@ -61,6 +61,8 @@ export interface LaunchSpec {
   stderr: 'pipe' | 'inherit' | 'ignore'
   input?: string | Uint8Array
   maxBuffer?: number
+  /** Hand the caller streams of its piped stdio (`spawn()`); without, output is only collected and a piped stdin gets `input` or end of file. */
+  streams: boolean
 }
 
 export interface Exit {
@@ -218,7 +220,26 @@ function childDescriptors(spec: LaunchSpec, stdinKind: 'pipe' | 'ignore' | 'inhe
 let net: typeof import('node:net') | undefined
 const socket = (fd: number, readable: boolean) => new (net ??= createRequire(import.meta.url)('node:net') as typeof import('node:net')).Socket({ fd, readable, writable: !readable })
 const reader = (fd: number | undefined) => (fd === undefined ? null : socket(fd, true))
-const writer = (fd: number | undefined) => (fd === undefined ? null : socket(fd, false))
+
+/**
+ * Our end of a piped stdin. `spawn()` hands the caller a stream; its errors
+ * — a write after the command ended, EPIPE — reach the caller's write
+ * callback and any 'error' listener it adds, but never become an uncaught
+ * exception. A `run()` writes `input`, or closes the pipe at once: a command
+ * that reads stdin sees end of file instead of waiting for a writer nobody
+ * has.
+ */
+function stdinFor(fd: number | undefined, spec: LaunchSpec): Writable | null {
+  if (fd === undefined) return null
+  if (!spec.streams && spec.input === undefined) {
+    closeQuietly(fd)
+    return null
+  }
+  const stream = socket(fd, false)
+  stream.on('error', () => {})
+  if (spec.input !== undefined) stream.end(spec.input)
+  return spec.streams ? stream : null
+}
 
 /**
  * Open the bind sources of a namespace-mode launch. A path that now meets a
@@ -265,12 +286,8 @@ export function launch(spec: LaunchSpec): Launched {
   const z = zygoteFor(spec.launcher)
   const pairs = childDescriptors(spec, stdinKind)
   const { pid, exited } = startChild(z, spec, pairs)
-  const [stdin, stdout, stderr] = [writer(pairs[0]!.mine), reader(pairs[1]!.mine), reader(pairs[2]!.mine)]
+  const [stdin, stdout, stderr] = [stdinFor(pairs[0]!.mine, spec), reader(pairs[1]!.mine), reader(pairs[2]!.mine)]
   const statusRead = statusReader(pairs[4]!.mine!)
-  if (spec.input !== undefined) {
-    stdin?.on('error', () => {})
-    stdin?.end(spec.input)
-  }
   const child: LaunchedChild = { pid, stdin, stdout, stderr, exitCode: null, signalCode: null, kill: (signal, group) => z.kill(pid, signal, group) }
   const max = spec.maxBuffer ?? 64 * 1024 * 1024
   const out = readAll(stdout, max)
