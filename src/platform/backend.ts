@@ -46,13 +46,13 @@ export interface StartRequest {
   streams?: boolean
 }
 
-/** How a started run ended: the command's own status, its output, and what was enforced. */
+/** How a started run ended: the command's own status, its output (raw bytes), and what was enforced. */
 export interface RunEnd {
   exitCode: number | null
   /** Signal name as node:child_process reports it (`SIGSYS` for a seccomp kill). */
   signal: string | null
-  stdout: string
-  stderr: string
+  stdout: Buffer
+  stderr: Buffer
   truncated: boolean
   enforcement: Enforcement
 }

@@ -87,7 +87,7 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
   // a setup failure; a launcher error record always is one.
   const stoppedFirst = (st: LaunchStatus | undefined) => st === undefined && stopped
   const finished = Promise.all([exit, final]).then(([r, { setup: st, exit: cmd }]): RunEnd => {
-    if (!st && !stopped) throw prepared.namespaceFailure?.(r.stderr) ?? setupErrorFrom(st, r.exitCode, r.stderr)
+    if (!st && !stopped) throw prepared.namespaceFailure?.(r.stderr.toString('utf8')) ?? setupErrorFrom(st, r.exitCode, r.stderr)
     if (!st?.ok && !stoppedFirst(st)) throw setupErrorFrom(st, r.exitCode, r.stderr)
     // Torn down by us without a record from the supervisor (it was stopped
     // mid-setup, or bwrap took the namespace down): the command was killed.
