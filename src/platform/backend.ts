@@ -44,6 +44,8 @@ export interface StartRequest {
    * output is only collected, and a piped stdin gets `input` or end of file.
    */
   streams?: boolean
+  /** Also keep stdout and stderr interleaved, in the order they were read (`RunEnd.all`). */
+  all?: boolean
 }
 
 /** How a started run ended: the command's own status, its output (raw bytes), and what was enforced. */
@@ -53,6 +55,8 @@ export interface RunEnd {
   signal: string | null
   stdout: Buffer
   stderr: Buffer
+  /** stdout and stderr interleaved, when the request asked for `all`. */
+  all?: Buffer
   truncated: boolean
   enforcement: Enforcement
 }

@@ -52,11 +52,21 @@ export const runOptionsSchema = z.strictObject({
   stdin: z.optional(z.enum(['pipe', 'ignore', 'inherit'])),
   stdout: output,
   stderr: output,
+  /** Also return stdout and stderr interleaved, as `all`. */
+  all: z.optional(z.boolean()),
+  /** `'buffer'`: stdout, stderr and all are Buffers, byte for byte. */
+  encoding: z._default(z.enum(['utf8', 'buffer']), 'utf8'),
   maxBuffer: positiveInt,
 })
 export type RunOptions = z.input<typeof runOptionsSchema>
+export type ParsedRunOptions = z.output<typeof runOptionsSchema>
 
-export function parseRunOptions(input: unknown): z.output<typeof runOptionsSchema> {
+/** Run options that ask for Buffers: stdout, stderr and all as bytes. */
+export type BufferRunOptions = RunOptions & { encoding: 'buffer' }
+/** Run options that ask for strings (the default encoding). */
+export type TextRunOptions = RunOptions & { encoding?: 'utf8' | undefined }
+
+export function parseRunOptions(input: unknown): ParsedRunOptions {
   return parseWith(runOptionsSchema, input ?? {}, 'run options')
 }
 

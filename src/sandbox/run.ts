@@ -5,16 +5,16 @@
  */
 import type { Readable, Writable } from 'node:stream'
 import { AbortError } from '../errors.js'
-import type { PlatformBackend, PreparedLaunch } from '../platform/backend.js'
+import type { PlatformBackend, PreparedLaunch, RunEnd } from '../platform/backend.js'
 import type { ResolvedPolicy } from '../profile/resolve.js'
 import type { Compat } from '../profile/schema.js'
 import type { Enforcement } from '../platform/enforcement.js'
-import { parseArgv, parseRunOptions, type RunOptions } from './options.js'
+import { parseArgv, parseRunOptions, type ParsedRunOptions, type RunOptions } from './options.js'
 import type { SandboxResult } from './result.js'
 
 export type { RunOptions }
 
-export interface SandboxProcess extends Promise<SandboxResult> {
+export interface SandboxProcess<Output extends string | Buffer = string> extends Promise<SandboxResult<Output>> {
   pid: number | undefined
   stdin: Writable | null
   stdout: Readable | null
@@ -40,11 +40,17 @@ export interface RunKind {
   streams: boolean
 }
 
+/** The run's output in the encoding it asked for. */
+function outputOf(end: RunEnd, opts: ParsedRunOptions): Pick<SandboxResult<string | Buffer>, 'stdout' | 'stderr' | 'all'> {
+  if (opts.encoding === 'buffer') return { stdout: end.stdout, stderr: end.stderr, ...(end.all ? { all: end.all } : {}) }
+  return { stdout: end.stdout.toString('utf8'), stderr: end.stderr.toString('utf8'), ...(end.all ? { all: end.all.toString('utf8') } : {}) }
+}
+
 function envList(policy: ResolvedPolicy, extra: Record<string, string> | undefined): string[] {
   return Object.entries({ ...policy.env, ...extra }).map(([k, v]) => `${k}=${v}`)
 }
 
-export function startRun(sandbox: Preparer, command: readonly string[], rawOptions: RunOptions | undefined, kind: RunKind): SandboxProcess {
+export function startRun(sandbox: Preparer, command: readonly string[], rawOptions: RunOptions | undefined, kind: RunKind): SandboxProcess<string | Buffer> {
   const argv = parseArgv(command)
   const opts = parseRunOptions(rawOptions)
   const stdin = opts.input !== undefined ? 'pipe' : (opts.stdin ?? (kind.streams ? 'pipe' : 'ignore'))
@@ -60,6 +66,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
     stdout: opts.stdout,
     stderr: opts.stderr,
     streams: kind.streams,
+    ...(opts.all ? { all: true } : {}),
     ...(opts.input !== undefined ? { input: opts.input } : {}),
     ...(opts.maxBuffer ? { maxBuffer: opts.maxBuffer } : {}),
   })
@@ -73,15 +80,14 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
     return applied
   })
   enforcement.catch(() => {}) // observed through the result as well
-  const result = (async (): Promise<SandboxResult> => {
+  const result = (async (): Promise<SandboxResult<string | Buffer>> => {
     try {
       const end = await run.finished
       return {
         command: argv,
         exitCode: end.exitCode,
         signal: end.signal,
-        stdout: end.stdout.toString('utf8'),
-        stderr: end.stderr.toString('utf8'),
+        ...outputOf(end, opts),
         outputTruncated: end.truncated,
         timedOut,
         aborted,

@@ -16,19 +16,27 @@ import { backendFor } from '../platform/index.js'
 import { makeOwnedTempDir, removeOwnedDir } from '../platform/owned-dirs.js'
 import { checkCompat } from './compat.js'
 import type { Enforcement } from '../platform/enforcement.js'
-import { parseSandboxOptions, type ParsedSandboxOptions, type SandboxOptions } from './options.js'
+import { parseSandboxOptions, type BufferRunOptions, type ParsedSandboxOptions, type SandboxOptions, type TextRunOptions } from './options.js'
 import { startRun, type RunOptions, type SandboxProcess } from './run.js'
 import type { SandboxResult } from './result.js'
 
 export interface Sandbox {
-  /** Run a command to completion: `run(['npm', 'test'], { timeout })`. stdin defaults to `'ignore'` (end of file). */
-  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult>
+  /**
+   * Run a command to completion: `run(['npm', 'test'], { timeout })`. stdin
+   * defaults to `'ignore'` (end of file). Output is text, or Buffers with
+   * `encoding: 'buffer'`.
+   */
+  run(command: readonly string[], options: BufferRunOptions): Promise<SandboxResult<Buffer>>
+  run(command: readonly string[], options?: TextRunOptions): Promise<SandboxResult>
+  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult<string | Buffer>>
   /**
    * Start a command and stream it: `spawn('sh', ['-c', '…'])`. Awaitable like
    * execa's subprocess. stdin defaults to `'pipe'`: `child.stdin` is a stream
    * (end it when the command reads stdin).
    */
-  spawn(file: string, args?: readonly string[], options?: RunOptions): SandboxProcess
+  spawn(file: string, args: readonly string[] | undefined, options: BufferRunOptions): SandboxProcess<Buffer>
+  spawn(file: string, args?: readonly string[], options?: TextRunOptions): SandboxProcess
+  spawn(file: string, args?: readonly string[], options?: RunOptions): SandboxProcess<string | Buffer>
   /** What would be enforced here, without running anything. */
   report(): Enforcement
   /** Remove the sandbox's private temp dir. */
@@ -147,11 +155,17 @@ class PlatformSandbox implements Sandbox {
     return proc
   }
 
-  spawn(file: string, args: readonly string[] = [], options?: RunOptions): SandboxProcess {
+  spawn(file: string, args: readonly string[] | undefined, options: BufferRunOptions): SandboxProcess<Buffer>
+  spawn(file: string, args?: readonly string[], options?: TextRunOptions): SandboxProcess
+  spawn(file: string, args?: readonly string[], options?: RunOptions): SandboxProcess<string | Buffer>
+  spawn(file: string, args: readonly string[] = [], options?: RunOptions): SandboxProcess<string | Buffer> {
     return this.track(() => startRun(this, [file, ...args], options, { compat: this.options.compat ?? 'best-effort', streams: true }))
   }
 
-  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult> {
+  run(command: readonly string[], options: BufferRunOptions): Promise<SandboxResult<Buffer>>
+  run(command: readonly string[], options?: TextRunOptions): Promise<SandboxResult>
+  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult<string | Buffer>>
+  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult<string | Buffer>> {
     const once = () => this.track(() => startRun(this, command, options, { compat: this.options.compat ?? 'best-effort', streams: false }))
     // The host changed between planning and launch (a denied path vanished,
     // namespaces stopped working) and nothing ran: plan again, once. A

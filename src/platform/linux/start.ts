@@ -78,6 +78,7 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
     stderr: req.stderr,
     ...(req.input !== undefined ? { input: req.input } : {}),
     ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}),
+    ...(req.all ? { all: true } : {}),
     streams: req.streams === true,
   })
   let stopped = false
@@ -101,6 +102,7 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
       signal: cmd ? (cmd.signal !== undefined ? (signalName(cmd.signal) ?? `SIG${cmd.signal}`) : null) : killed ? 'SIGKILL' : r.signal,
       stdout: r.stdout,
       stderr: r.stderr,
+      ...(r.all ? { all: r.all } : {}),
       truncated: r.truncated,
       enforcement: after.length ? { ...enforced, notes: [...enforced.notes, ...after] } : enforced,
     }

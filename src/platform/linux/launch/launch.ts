@@ -62,6 +62,8 @@ export interface LaunchSpec {
   stderr: 'pipe' | 'inherit' | 'ignore'
   input?: string | Uint8Array
   maxBuffer?: number
+  /** Keep stdout and stderr interleaved as well (`Exit.all`). */
+  all?: boolean
   /** Hand the caller streams of its piped stdio (`spawn()`); without, output is only collected and a piped stdin gets `input` or end of file. */
   streams: boolean
 }
@@ -256,7 +258,7 @@ export function launch(spec: LaunchSpec): Launched {
   const { pid, exited } = startChild(z, spec, pairs)
   const statusRead = statusReader(pairs[4]!.mine!)
   const stdin = stdinFor(pairs[0]!.mine, spec)
-  const output = readOutput(pairs[1]!.mine, pairs[2]!.mine, { max: spec.maxBuffer ?? 64 * 1024 * 1024, streams: spec.streams })
+  const output = readOutput(pairs[1]!.mine, pairs[2]!.mine, { max: spec.maxBuffer ?? 64 * 1024 * 1024, all: spec.all === true, streams: spec.streams })
   const child: LaunchedChild = { pid, stdin, stdout: output.stdout, stderr: output.stderr, exitCode: null, signalCode: null, kill: (signal, group) => z.kill(pid, signal, group) }
   const done = exited.then((x) => {
     child.exitCode = x.exitCode

@@ -27,6 +27,8 @@ import { Mirror, type PipeControl } from './mirror.js'
 export interface CollectedOutput {
   stdout: Buffer
   stderr: Buffer
+  /** Both streams' kept bytes in the order cordon read them (asked for with `all`). */
+  all?: Buffer
   /** A stream went past `max`: the rest was not kept (the command ran on). */
   truncated: boolean
 }
@@ -34,6 +36,7 @@ export interface CollectedOutput {
 export interface OutputOptions {
   /** Bytes kept per stream. */
   max: number
+  all: boolean
   /** Hand the caller a Readable per piped stream (`spawn()`). */
   streams: boolean
 }
@@ -46,13 +49,16 @@ export interface Output {
   drain(): void
 }
 
-/** What is kept for the result of one stream: at most `max` bytes. */
+/** What is kept for the result of one stream: at most `max` bytes; `all` gets every kept chunk too. */
 class Collector {
   private readonly chunks: Buffer[] = []
   private size = 0
   truncated = false
 
-  constructor(private readonly max: number) {}
+  constructor(
+    private readonly max: number,
+    private readonly all: Buffer[] | undefined,
+  ) {}
 
   take(d: Buffer): void {
     if (this.size + d.length > this.max) {
@@ -62,6 +68,7 @@ class Collector {
     if (d.length === 0) return
     this.size += d.length
     this.chunks.push(d)
+    this.all?.push(d)
   }
 
   bytes(): Buffer {
@@ -97,10 +104,13 @@ function socketSource(fd: number, onData: (d: Buffer) => void, onEnd: () => void
  * file, never rejects.
  */
 export function readOutput(stdoutFd: number | undefined, stderrFd: number | undefined, opts: OutputOptions): Output {
-  const pipes = [stdoutFd, stderrFd].map((fd) => pipe(fd, new Collector(opts.max), opts))
-  const done = Promise.all(pipes.map((p) => p.ended)).then(
-    ([out, err]): CollectedOutput => ({ stdout: out!.bytes(), stderr: err!.bytes(), truncated: out!.truncated || err!.truncated }),
-  )
+  const all = opts.all ? ([] as Buffer[]) : undefined
+  const pipes = [stdoutFd, stderrFd].map((fd) => pipe(fd, new Collector(opts.max, all), opts))
+  const done = Promise.all(pipes.map((p) => p.ended)).then(([out, err]): CollectedOutput => {
+    const collected: CollectedOutput = { stdout: out!.bytes(), stderr: err!.bytes(), truncated: out!.truncated || err!.truncated }
+    if (all) collected.all = all.length === 1 ? all[0]! : Buffer.concat(all)
+    return collected
+  })
   return { stdout: pipes[0]!.mirror?.stream ?? null, stderr: pipes[1]!.mirror?.stream ?? null, done, drain: () => pipes.forEach((p) => p.mirror?.drain()) }
 }
 
