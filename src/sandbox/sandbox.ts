@@ -22,17 +22,18 @@ import type { SandboxResult } from './result.js'
 
 export interface Sandbox {
   /**
-   * Run a command to completion: `run(['npm', 'test'], { timeout })`. stdin
-   * defaults to `'ignore'` (end of file). Output is text, or Buffers with
-   * `encoding: 'buffer'`.
+   * Run a command to completion: `run(['npm', 'test'], { timeout })`.
+   * Resolves also when stopped (`timedOut`, `isCanceled`); rejects only when
+   * the run could not be set up. stdin defaults to `'ignore'` (end of file).
+   * Output is text, or Buffers with `encoding: 'buffer'`.
    */
   run(command: readonly string[], options: BufferRunOptions): Promise<SandboxResult<Buffer>>
   run(command: readonly string[], options?: TextRunOptions): Promise<SandboxResult>
   run(command: readonly string[], options?: RunOptions): Promise<SandboxResult<string | Buffer>>
   /**
    * Start a command and stream it: `spawn('sh', ['-c', '…'])`. Awaitable like
-   * execa's subprocess. stdin defaults to `'pipe'`: `child.stdin` is a stream
-   * (end it when the command reads stdin).
+   * execa's subprocess, with the same result as `run()`. stdin defaults to
+   * `'pipe'`: `child.stdin` is a stream (end it when the command reads stdin).
    */
   spawn(file: string, args: readonly string[] | undefined, options: BufferRunOptions): SandboxProcess<Buffer>
   spawn(file: string, args?: readonly string[], options?: TextRunOptions): SandboxProcess
@@ -117,14 +118,17 @@ class PlatformSandbox implements Sandbox {
   prepare(): { backend: PlatformBackend; prepared: PreparedLaunch; policy: ResolvedPolicy } {
     const req = this.planRequest()
     const prepared = this.backend.prepare(req)
-    try {
-      checkCompat(prepared.enforcement, { compat: this.options.compat, unsandboxed: req.policy.unsandboxed, allowUnconfinedFilesystem: req.allowUnconfinedFilesystem === true })
-    } catch (err) {
-      this.backend.release(prepared)
-      throw err
-    }
-    this.launched = prepared
+    this.launched = prepared // given back by track(), also when a check below refuses
+    checkCompat(prepared.enforcement, { compat: this.options.compat, unsandboxed: req.policy.unsandboxed, allowUnconfinedFilesystem: req.allowUnconfinedFilesystem === true })
     return { backend: this.backend, prepared, policy: req.policy }
+  }
+
+  /** prepare()'s checks and report, creating nothing (a run canceled before it starts). */
+  preview(): { policy: ResolvedPolicy; enforcement: Enforcement } {
+    const req = this.planRequest()
+    const enforcement = this.backend.report(req)
+    checkCompat(enforcement, { compat: this.options.compat, unsandboxed: req.policy.unsandboxed, allowUnconfinedFilesystem: req.allowUnconfinedFilesystem === true })
+    return { policy: req.policy, enforcement }
   }
 
   report(): Enforcement {

@@ -58,7 +58,7 @@ function base(argv: readonly string[], enforcement: Enforcement): SandboxResult 
     stderr: '',
     outputTruncated: false,
     timedOut: false,
-    aborted: false,
+    isCanceled: false,
     durationMs: 1,
     enforcement,
   }
