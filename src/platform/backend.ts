@@ -46,6 +46,12 @@ export interface StartRequest {
   streams?: boolean
   /** Also keep stdout and stderr interleaved, in the order they were read (`RunEnd.all`). */
   all?: boolean
+  /**
+   * Where the command starts, when not the planned cwd: canonical, checked by
+   * the caller against the plan's enforcement (it never changes what the
+   * plan enforces).
+   */
+  cwd?: string
 }
 
 /** How a started run ended: the command's own status, its output (raw bytes), and what was enforced. */

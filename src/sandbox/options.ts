@@ -48,6 +48,12 @@ export const runOptionsSchema = z.strictObject({
   input: z.optional(z.union([z.string(), z.instanceof(Uint8Array)])),
   /** Extra variables for this run (set after the profile's env policy). */
   env: z.optional(z.record(z.string(), z.string())),
+  /**
+   * Where this command starts (relative: to the sandbox cwd). It must exist
+   * in the sandbox's readable tree; the profile's paths (`${cwd}`, write
+   * roots) stay the sandbox's.
+   */
+  cwd: z.optional(nonEmpty),
   /** Default: `'pipe'` for spawn() (`child.stdin` is a stream), `'ignore'` for run() (end of file at once). */
   stdin: z.optional(z.enum(['pipe', 'ignore', 'inherit'])),
   stdout: output,

@@ -41,6 +41,8 @@ export interface Preparer {
   prepare(): { backend: PlatformBackend; prepared: PreparedLaunch; policy: ResolvedPolicy }
   /** The same checks and report without creating anything (a run canceled before it starts). */
   preview(): { policy: ResolvedPolicy; enforcement: Enforcement }
+  /** A run's own cwd, canonical and checked against what the launch enforces. */
+  runCwd(raw: string, policy: ResolvedPolicy, enforcement: Enforcement): string
 }
 
 /** How the caller started the run: `spawn()` hands out streams, `run()` only collects. */
@@ -70,10 +72,12 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   const stdin = opts.input !== undefined ? 'pipe' : (opts.stdin ?? (kind.streams ? 'pipe' : 'ignore'))
   if (opts.signal?.aborted) {
     // Nothing is created or spawned; bad input is still a typed error.
-    const { enforcement } = sandbox.preview()
+    const { policy, enforcement } = sandbox.preview()
+    if (opts.cwd !== undefined) sandbox.runCwd(opts.cwd, policy, enforcement)
     return canceledBeforeStart(argv, enforcement, opts, { stdin, streams: kind.streams })
   }
   const { backend, prepared, policy } = sandbox.prepare()
+  const cwd = opts.cwd !== undefined ? sandbox.runCwd(opts.cwd, policy, prepared.enforcement) : undefined
   const started = nowMs()
   const run = backend.start(prepared, {
     argv,
@@ -83,6 +87,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
     stdout: opts.stdout,
     stderr: opts.stderr,
     streams: kind.streams,
+    ...(cwd !== undefined ? { cwd } : {}),
     ...(opts.all ? { all: true } : {}),
     ...(opts.input !== undefined ? { input: opts.input } : {}),
     ...(opts.maxBuffer ? { maxBuffer: opts.maxBuffer } : {}),

@@ -17,6 +17,7 @@ import { makeOwnedTempDir, removeOwnedDir } from '../platform/owned-dirs.js'
 import { checkCompat } from './compat.js'
 import type { Enforcement } from '../platform/enforcement.js'
 import { parseSandboxOptions, type BufferRunOptions, type ParsedSandboxOptions, type SandboxOptions, type TextRunOptions } from './options.js'
+import { checkRunCwd } from './run-cwd.js'
 import { startRun, type RunOptions, type SandboxProcess } from './run.js'
 import type { SandboxResult } from './result.js'
 
@@ -129,6 +130,10 @@ class PlatformSandbox implements Sandbox {
     const enforcement = this.backend.report(req)
     checkCompat(enforcement, { compat: this.options.compat, unsandboxed: req.policy.unsandboxed, allowUnconfinedFilesystem: req.allowUnconfinedFilesystem === true })
     return { policy: req.policy, enforcement }
+  }
+
+  runCwd(raw: string, policy: ResolvedPolicy, enforcement: Enforcement): string {
+    return checkRunCwd(raw, { policy, enforcement, cache: this.canonCache })
   }
 
   report(): Enforcement {

@@ -66,7 +66,8 @@ export function applied(expected: Enforcement, st: LaunchStatus): Enforcement {
 }
 
 export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedRun {
-  const plan = { ...prepared.template, argv: req.argv, env: req.env, compat: prepared.landlockRequired ? ('hard' as const) : req.compat }
+  // A run's own cwd changes where the command starts, nothing the plan enforces.
+  const plan = { ...prepared.template, argv: req.argv, env: req.env, compat: prepared.landlockRequired ? ('hard' as const) : req.compat, ...(req.cwd ? { cwd: req.cwd } : {}) }
   const { child, started: status, final, exit } = launch({
     launcher: prepared.launcher,
     file: prepared.file,
