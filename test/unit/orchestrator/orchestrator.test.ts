@@ -6,7 +6,6 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { AbortError } from '../../../src/errors.js'
 import { createOrchestrator, type ApprovalDecision, type ApprovalRequest, type OrchestratorOptions } from '../../../src/orchestrator/index.js'
 import { fakeSandboxes, type Script } from './fake-sandbox.js'
 import { removeTempDirs, tempDir } from '../../helpers/temp.js'
@@ -113,16 +112,16 @@ describe('requirement and first approval', () => {
     expect(o.attempts).toHaveLength(1)
   })
 
-  it('abort rejects this exec and aborts the ones in flight on the same orchestrator', async () => {
-    // `sleep` runs until its signal aborts, then reports an aborted run.
+  it('abort cancels this exec and the ones in flight on the same orchestrator', async () => {
+    // `sleep` runs until its signal aborts, then reports a canceled run.
     const script: Script = ({ argv, signal }) =>
-      argv[0] === 'sleep' ? new Promise((resolve) => signal?.addEventListener('abort', () => resolve({ aborted: true, exitCode: null, signal: 'SIGKILL' }))) : {}
+      argv[0] === 'sleep' ? new Promise((resolve) => signal?.addEventListener('abort', () => resolve({ isCanceled: true, exitCode: null, signal: 'SIGKILL' }))) : {}
     const { orch, answer } = setup({}, script)
     answer.mockReturnValue('abort')
     const running = orch.exec({ command: ['sleep', '1000'] })
     await new Promise((r) => setTimeout(r, 20))
-    await expect(orch.exec({ command: ['rm', '-f', 'x'] })).rejects.toBeInstanceOf(AbortError)
-    await expect(running).rejects.toBeInstanceOf(AbortError)
+    expect(await orch.exec({ command: ['rm', '-f', 'x'] })).toMatchObject({ status: 'canceled', isCanceled: true, attempts: [] })
+    expect(await running).toMatchObject({ status: 'canceled', isCanceled: true, result: { isCanceled: true } })
     // Later execs run normally.
     expect((await orch.exec({ command: ['ls'] })).status).toBe('completed')
   })

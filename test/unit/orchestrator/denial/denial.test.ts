@@ -29,7 +29,7 @@ function result(stderr: string, over: Partial<SandboxResult> = {}, network: 'on'
     stderr,
     outputTruncated: false,
     timedOut: false,
-    aborted: false,
+    isCanceled: false,
     durationMs: 1,
     enforcement: enforcementFor({ denyRead: [secret], network }, ws),
     ...over,
@@ -89,7 +89,7 @@ describe('filesystem denials', () => {
     const line = "touch: cannot touch '/var/tmp/den-x/f': Permission denied"
     expect(detect(result(line, { exitCode: 0 }))).toEqual([])
     expect(detect(result(line, { timedOut: true, exitCode: null }))).toEqual([])
-    expect(detect(result(line, { aborted: true, exitCode: null }))).toEqual([])
+    expect(detect(result(line, { isCanceled: true, exitCode: null }))).toEqual([])
   })
 
   // As root, file modes refuse nothing: only an unprivileged run can show this.
