@@ -20,7 +20,7 @@ import type { DenialRule } from '../../../../src/orchestrator/index.js'
 import { describeModes, removeTempDirs, tempDir, type Mode } from './env.js'
 import { modeMissing } from '../../../helpers/modes.js'
 import { self } from '../../../helpers/identity.js'
-import { itWhere } from '../../../helpers/requirements.js'
+import { itWhere, skipNow } from '../../../helpers/requirements.js'
 
 type Op = 'write' | 'read' | 'setuid' | 'exec'
 type Errno = 'EACCES' | 'EPERM' | 'EROFS' | 'ENOENT'
@@ -151,11 +151,8 @@ describeModes((mode) => {
     casesFor(mode, t).flatMap((c) => (probes[c.op] ? [{ name: `${tool}: ${c.what} (${c.errno})`, tool, needs, probe: probes[c.op] as Probe, c }] : [])),
   )
 
-  it.each(rows)('$name', async ({ tool, needs, probe, c }) => {
-    if (!existsSync(needs)) {
-      console.warn(`[denial wording] ${tool} skipped: ${needs} is not installed`)
-      return
-    }
+  it.each(rows)('$name', async ({ tool, needs, probe, c }, ctx) => {
+    if (!existsSync(needs)) skipNow(ctx, { reason: `${tool}: ${needs} is not installed (apt-get install ${tool.startsWith('busybox') ? 'busybox' : tool})` })
     worksUnconfined(probe(unconfinedTarget(c)), t.ws)
     const target = c.target()
     const o = await orch.exec({ command: probe(target) })
