@@ -151,7 +151,7 @@ describeModes((mode) => {
     casesFor(mode, t).flatMap((c) => (probes[c.op] ? [{ name: `${tool}: ${c.what} (${c.errno})`, tool, needs, probe: probes[c.op] as Probe, c }] : [])),
   )
 
-  it.each(rows)('$name', async ({ tool, needs, probe, c }, ctx) => {
+  it.for(rows)('$name', async ({ tool, needs, probe, c }, ctx) => {
     if (!existsSync(needs)) skipNow(ctx, { reason: `${tool}: ${needs} is not installed (apt-get install ${tool.startsWith('busybox') ? 'busybox' : tool})` })
     worksUnconfined(probe(unconfinedTarget(c)), t.ws)
     const target = c.target()
