@@ -5,15 +5,14 @@
  * runs — exec resolves with `status: 'canceled'`, `isCanceled: true`, and
  * what was known and what ran by then. Bad input still rejects.
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
+import { removeTempDirs, tempDir } from '../../helpers/temp.js'
 import { PolicyError } from '../../../src/errors.js'
 import { createOrchestrator, type OrchestratorOptions } from '../../../src/orchestrator/index.js'
 import { fakeSandboxes, type Script } from './fake-sandbox.js'
 
-const ws = mkdtempSync(join(tmpdir(), 'orch-abort-'))
+afterAll(removeTempDirs)
+const ws = tempDir('orch-abort-')
 
 /** `sleep` runs until its signal aborts, then reports a canceled run, as sandbox.run does; the rest succeeds at once. */
 const sleeper: Script = ({ argv, signal }) =>
