@@ -98,9 +98,18 @@ static int configure(scmp_filter_ctx ctx, struct cordon_err *e) {
   return 0;
 }
 
-/* seccomp_export_bpf writes to an fd: use an anonymous memory file. */
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U /* Linux 6.3, <linux/memfd.h> */
+#endif
+
+/* seccomp_export_bpf writes to an fd: use an anonymous memory file. A
+ * non-executable one where the kernel has them (Linux 6.3): inside a cordon
+ * sandbox (a nested run) the filter refuses executable memfds with ENOSYS
+ * (seccomp.rules), and vm.memfd_noexec=2 hosts refuse them too, as for the
+ * plan's memfd (zygote-client.c). */
 static int export_bpf(scmp_filter_ctx ctx, uint8_t **out, size_t *len, struct cordon_err *e) {
-  int fd = memfd_create("cordon-bpf", MFD_CLOEXEC), rc;
+  int fd = memfd_create("cordon-bpf", MFD_CLOEXEC | MFD_NOEXEC_SEAL), rc;
+  if (fd < 0 && errno == EINVAL) fd = memfd_create("cordon-bpf", MFD_CLOEXEC);
   off_t size;
   if (fd < 0) { cordon_err_set(e, "seccomp", "memfd_create", errno); return -1; }
   if ((rc = seccomp_export_bpf(ctx, fd)) < 0) { close(fd); cordon_err_set(e, "seccomp", "seccomp_export_bpf", -rc); return -1; }
