@@ -46,6 +46,7 @@
 #include <limits.h>
 #include <linux/seccomp.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "launcher.h"
 
@@ -104,8 +105,8 @@ int md_still_waiting(const struct md_target *t);
 /* ---------- resolution (notify-resolve.c) ---------- */
 int md_roots_open(const struct plan *p, struct md_roots *roots, struct cordon_err *e);
 /* An O_PATH fd of ours on the object the call names, if it lies beneath a
- * write root; else -errno (EPERM outside). Consumes base. */
-int md_resolve(const struct md_roots *roots, const struct md_call *c, int base, const char *rest);
+ * write root (its stat in *st); else -errno (EPERM outside). Consumes base. */
+int md_resolve(const struct md_roots *roots, const struct md_call *c, int base, const char *rest, struct stat *st);
 
 /* ---------- the calls (notify-ops.c) ---------- */
 /* Decide and, beneath a write root, perform one call: 0 or an errno. */

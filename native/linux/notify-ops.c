@@ -210,20 +210,18 @@ static int do_chmod(const char *self, const struct stat *st) {
 /* Perform the call on fd (O_PATH, beneath a write root). /proc/self/fd/N
  * reaches exactly that inode; AT_EMPTY_PATH acts on the fd itself, a
  * symlink included (lchown, utimensat with AT_SYMLINK_NOFOLLOW). */
-static int perform(int fd) {
-  struct stat st;
+static int perform(int fd, const struct stat *st) {
   char self[32];
-  if (fstat(fd, &st) < 0) return errno;
   snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
   switch (op.at.kind) {
-    case K_CHMOD: return do_chmod(self, &st);
+    case K_CHMOD: return do_chmod(self, st);
     case K_CHOWN: return result(fchownat(fd, "", op.uid, op.gid, AT_EMPTY_PATH));
     case K_UTIME: case K_UTIMES: case K_UTIMENS: return result(utimensat(fd, "", op.times, AT_EMPTY_PATH));
     default: break;
   }
   /* xattrs on a symlink itself: user.* is refused there by the kernel, and
    * the trusted and security namespaces need capabilities the command lacks. */
-  if (S_ISLNK(st.st_mode)) return EPERM;
+  if (S_ISLNK(st->st_mode)) return EPERM;
   if (op.at.kind == K_REMOVEXATTR) return result(removexattr(self, op.name));
   return result(setxattr(self, op.name, value, op.size, op.xflags));
 }
@@ -242,9 +240,10 @@ int md_answer(const struct md_target *t, const struct seccomp_data *d, const str
     if (base >= 0) close(base);
     return err;
   }
-  int fd = md_resolve(roots, &op.at, base, rest);
+  struct stat st;
+  int fd = md_resolve(roots, &op.at, base, rest, &st);
   if (fd < 0) return -fd;
-  err = perform(fd);
+  err = perform(fd, &st);
   close(fd);
   return err;
 }

@@ -90,16 +90,17 @@ static int open_beneath(const struct md_root *r, const char *rel) {
   return (int)syscall(SYS_openat2, r->fd, rel, &how, sizeof how);
 }
 
-/* A descriptor beneath a write root on the same inode as `obj`, or -EPERM. */
-static int beneath_root(const struct md_roots *roots, int obj) {
+/* A descriptor beneath a write root on the same inode as `obj` (its stat
+ * in *got), or -EPERM. */
+static int beneath_root(const struct md_roots *roots, int obj, struct stat *got) {
   char canon[PATH_MAX];
-  struct stat want, got;
+  struct stat want;
   if (fstat(obj, &want) < 0 || canonical(obj, canon, sizeof canon) < 0) return -EPERM;
   for (size_t i = 0; i < roots->n; i++) {
     const char *rel = below(canon, &roots->r[i]);
     int fd = rel ? open_beneath(&roots->r[i], rel) : -1;
     if (fd < 0) continue;
-    if (fstat(fd, &got) == 0 && got.st_dev == want.st_dev && got.st_ino == want.st_ino) return fd;
+    if (fstat(fd, got) == 0 && got->st_dev == want.st_dev && got->st_ino == want.st_ino) return fd;
     close(fd);
   }
   return -EPERM;
@@ -114,11 +115,11 @@ static int find_object(const struct md_call *c, int base, const char *rest) {
   return fd < 0 ? -errno : fd;
 }
 
-int md_resolve(const struct md_roots *roots, const struct md_call *c, int base, const char *rest) {
+int md_resolve(const struct md_roots *roots, const struct md_call *c, int base, const char *rest, struct stat *st) {
   int obj = find_object(c, base, rest);
   if (base >= 0) close(base);
   if (obj < 0) return obj;
-  int fd = beneath_root(roots, obj);
+  int fd = beneath_root(roots, obj, st);
   close(obj);
   return fd;
 }

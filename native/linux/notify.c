@@ -125,14 +125,15 @@ static int reaped(pid_t command, int *status) {
 
 int md_serve(int listener, pid_t command, const struct md_roots *roots) {
   sigset_t old;
-  int status = -1, events = child_events(&old);
+  int status = -1, events = child_events(&old), exited = 1; /* a SIGCHLD before the signalfd is lost: look once */
   /* Without buffers the kernel can fill, close the listener: every
    * notified call then fails ENOSYS — closed, not open, and never stuck. */
   if (fit_buffers(listener) < 0) { close(listener); listener = -1; }
-  while (!reaped(command, &status)) {
+  while (!((exited || events < 0) && reaped(command, &status))) {
     struct pollfd pf[2] = {{listener, POLLIN, 0}, {events, POLLIN, 0}};
+    exited = 0;
     if (poll(pf, 2, events < 0 ? 20 : -1) < 0) continue; /* EINTR: a forwarded signal */
-    if (pf[1].revents & POLLIN) drain(events);
+    if (pf[1].revents & POLLIN) { drain(events); exited = 1; }
     if ((pf[0].revents & POLLIN) && answer_one(listener, roots) == 0) continue;
     /* Hung up (no task left with the filter) or unusable: stop polling it. */
     if (pf[0].revents) { close(listener); listener = -1; }
