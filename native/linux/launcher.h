@@ -53,6 +53,7 @@ struct plan {
   int seccomp;
   uint8_t *sc_bpf; size_t sc_len;   /* compiled BPF program (struct sock_filter[]) */
   int sc_count;                     /* rules it was compiled from, for the report */
+  int ctty;                         /* fd of cordon's PTY to make the command's controlling terminal, or -1 */
 };
 int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e);
 
@@ -82,6 +83,8 @@ int step_no_new_privs(struct applied *a, struct cordon_err *e);
 int step_landlock(const struct plan *p, struct applied *a, struct cordon_err *e);
 int step_seccomp(const struct plan *p, struct applied *a, struct cordon_err *e);
 int step_exec(const struct plan *p, struct cordon_err *e);
+/* pty.c: in the command's process, a session of its own with the PTY as controlling terminal */
+int step_ctty(const struct plan *p, struct cordon_err *e);
 int step_supervise(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e);
 
 /* The running kernel's Landlock ABI, or -errno (landlock.c). */

@@ -24,6 +24,8 @@ export interface LauncherPlan {
   landlock: { rules: LandlockRule[]; networkOff: boolean; scopeSignal: boolean; scopeAbstractUnix: boolean; log: boolean } | null
   /** BPF compiled by libseccomp in the addon (base64) and the number of rules it came from. */
   seccomp: { bpf: string; rules: number } | null
+  /** Which of fds 0–2 carries the PTY cordon made for the command: its controlling terminal (launch/pty.ts). */
+  ctty?: 0 | 1 | 2
 }
 
 export interface PlanContext {
