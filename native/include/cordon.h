@@ -93,9 +93,9 @@ int cordon_seccomp_compile(const struct cordon_sc_rule *rules, size_t n, uint8_t
 int cordon_send_fds(int sock, const void *msg, size_t len, const int *fds, size_t nfds);
 
 /* ---------- the command's own terminal (addon side of linux/pty.c) ---------- */
-/* A new PTY, both ends close-on-exec and above fd 2: fds[0] the master,
- * fds[1] the slave. like >= 0: the slave starts with that terminal's line
- * settings and window size; -1: the kernel's defaults. */
+/* A new PTY, both ends close-on-exec and above fd 2: fds[0] the master
+ * (non-blocking), fds[1] the slave. like >= 0: the slave starts with that
+ * terminal's line settings and window size; -1: the kernel's defaults. */
 int cordon_pty_open(int like, int fds[2], struct cordon_err *e);
 struct cordon_tty {
   unsigned rows, cols; /* window size, 0×0 when the terminal has none */

@@ -77,8 +77,10 @@ int cordon_pty_open(int like, int fds[2], struct cordon_err *e) {
   const char *failed = NULL;
   int slave = -1;
   /* posix_openpt(3) opens /dev/ptmx. grantpt(3) has nothing to do on
-   * devpts (the slave is made with the caller's uid, mode 0620). */
-  int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+   * devpts (the slave is made with the caller's uid, mode 0620). The master
+   * is non-blocking: cordon's side is an event loop, and a command that
+   * stops reading its terminal must not stall it on a write. */
+  int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
   if (master < 0) failed = "posix_openpt";
   else if (unlockpt(master) < 0) failed = "unlockpt";
   else if ((slave = open_slave(master)) < 0) failed = "open(pts)";

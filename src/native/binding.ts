@@ -106,7 +106,7 @@ export interface NativeBinding {
    */
   FdReader: new (fd: number, onData: (chunk: Buffer | null) => void) => NativeFdReader
   /**
-   * Linux: a new pseudo-terminal, [master, slave], both close-on-exec; with
+   * Linux: a new pseudo-terminal, [master (non-blocking), slave], both close-on-exec; with
    * `like` >= 0 the slave starts with that terminal's line settings and
    * window size (-1: the kernel's defaults).
    */

@@ -12,8 +12,8 @@
  *    command's foreground group, not signals for cordon;
  *  - window size: SIGWINCH → the caller's size onto the PTY;
  *  - the caller's mode is restored when the run ends, on process exit, and
- *    on a SIGINT/SIGTERM/SIGHUP that nothing else handles (which then ends
- *    the process as it would have).
+ *    on SIGINT/SIGTERM/SIGHUP (which then end the process as they would
+ *    have; stdin is left paused, as readline leaves it).
  *
  * Input is relayed only when cordon is in the terminal's foreground group:
  * a background job that set modes or read would be stopped (SIGTTOU,
@@ -70,12 +70,23 @@ const HANDLED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
 const onInput = (chunk: Buffer) => readers.at(-1)?.write(chunk)
 
-/** A signal that would end the process: give the terminal back first, then let it. */
+/**
+ * A signal that may end the process: the terminal goes back first. With no
+ * other listener, the signal is raised again and ends the process as it
+ * would have. Otherwise the others decide — the CLI ends the run;
+ * signal-exit (which proper-lockfile uses) raises it again itself once it
+ * is the last listener, which it now is —, and should the process still be
+ * there afterwards, the runs still reading get the terminal back.
+ */
 function onSignal(signal: NodeJS.Signals): void {
-  if (process.listenerCount(signal) > 1) return // someone else decides (the CLI ends the run)
-  readers.length = 0
   giveBack()
-  process.kill(process.pid, signal) // no listener left: the default action
+  if (process.listenerCount(signal) === 0) {
+    process.kill(process.pid, signal) // the default action, now that nothing listens
+    return
+  }
+  setImmediate(() => {
+    if (readers.length > 0 && !saved) take()
+  })
 }
 
 function take(): void {
@@ -87,8 +98,8 @@ function take(): void {
     /* not settable: relayed as is */
   }
   stdin.on('data', onInput).resume()
-  // First in line: whether anyone else handles the signal is decided before
-  // a `once` listener of theirs removes itself.
+  // First in line: the terminal is back before any other listener acts (a
+  // `once` listener of the caller's, signal-exit counting listeners).
   for (const s of HANDLED) process.prependListener(s, onSignal)
   process.on('exit', giveBack)
 }

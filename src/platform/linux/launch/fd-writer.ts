@@ -2,11 +2,13 @@
  * Writes to a non-blocking descriptor that never block the event loop: what
  * the descriptor does not take now is queued and retried shortly after.
  *
- * For a PTY master (pty.ts), which FdReader has made non-blocking: a command
+ * For a PTY master (pty.ts; the addon opens it non-blocking): a command
  * that does not read its terminal while the user pastes fills the PTY's
  * input buffer, and a blocking write would then freeze the caller. Retrying
  * on a timer rather than polling for writability keeps this out of the
- * addon; it only ever runs while a terminal's input is backed up.
+ * addon; it only ever runs while a terminal's input is backed up. Also for
+ * the caller's stdin terminal when it is the only one (caller-terminal.ts):
+ * a blocking descriptor there waits as Node's own terminal writes do.
  */
 import { writeSync } from 'node:fs'
 

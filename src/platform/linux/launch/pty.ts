@@ -67,8 +67,8 @@ export class Pty {
   /** Deliver the command's output; `ended` resolves after the last chunk. Call once. */
   read(onData: (chunk: Buffer) => void): void {
     if (!this.open || this.reader) return
-    // FdReader makes the master non-blocking (writes too: FdWriter) and
-    // closes it at the end; EIO, the slave side all closed, is that end.
+    // FdReader closes the master at the end; EIO, the slave side all
+    // closed, is that end.
     this.reader = new (loadNative().binding.FdReader)(this.master, (chunk) => {
       if (chunk) onData(chunk)
       else this.end()
