@@ -195,6 +195,13 @@ describeEscape('the caller’s terminal', (identity, mode) => {
     expect(s.after).toEqual(UNCHANGED)
   })
 
+  it('a SIGTERM to `cordon run` ends the run (torn down) and gives the terminal back', async () => {
+    const s = await cli(['sh', '-c', 'echo ready; sleep 30'], [{ after: 'ready', snap: true, signal: 'SIGTERM' }])
+    expect(s.snaps[0]).toMatchObject({ echo: false, icanon: false })
+    expect(s.status).toBe(128 + 9) // the command was killed by the tear-down
+    expect(s.after).toEqual(UNCHANGED)
+  })
+
   it('every byte of output arrives before the run ends', async () => {
     const s = await cli(['sh', '-c', 'head -c 300000 /dev/zero | tr "\\0" x; echo; echo END'])
     expect(s.output.split('x').length - 1).toBe(300_000)
