@@ -56,6 +56,7 @@ struct plan {
   int metadata;                     /* Landlock mode: the metadata filter (metadata.h) */
   uint8_t *md_bpf; size_t md_len;   /* its program, SECCOMP_RET_USER_NOTIF for each syscall */
   int md_count;
+  int ctty;                         /* fd of cordon's PTY to make the command's controlling terminal, or -1 */
 };
 int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e);
 
@@ -88,6 +89,8 @@ int step_seccomp(const struct plan *p, struct applied *a, struct cordon_err *e);
 /* metadata-filter.c: before step_seccomp (whose filter refuses NEW_LISTENER) */
 int step_metadata(const struct plan *p, int listener_sock, struct applied *a, struct cordon_err *e);
 int step_exec(const struct plan *p, struct cordon_err *e);
+/* pty.c: in the command's process, a session of its own with the PTY as controlling terminal */
+int step_ctty(const struct plan *p, struct cordon_err *e);
 int step_supervise(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e);
 
 /* The running kernel's Landlock ABI, or -errno (landlock.c). */

@@ -172,6 +172,16 @@ static int parse_seccomp(const struct json *root, struct plan *p, struct cordon_
   return 0;
 }
 
+/* "ctty": which of fds 0–2 carries the PTY cordon made for the command
+ * (pty.c); absent when the command holds no terminal of cordon's. */
+static int parse_ctty(const struct json *v, struct plan *p, struct cordon_err *e) {
+  p->ctty = -1;
+  if (!v) return 0;
+  if (v->type != J_NUM || (v->num != 0 && v->num != 1 && v->num != 2)) return bad(e, "ctty");
+  p->ctty = (int)v->num;
+  return 0;
+}
+
 static int parse_keep_fds(const struct json *arr, struct plan *p, struct cordon_err *e) {
   if (!arr) return 0;
   if (arr->type != J_ARR || json_len(arr) > 16) return bad(e, "keepFds");
@@ -183,7 +193,7 @@ static int parse_keep_fds(const struct json *arr, struct plan *p, struct cordon_
 }
 
 int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e) {
-  static const char *const keys[] = {"v", "argv", "env", "cwd", "keepFds", "compat", "rlimits", "landlock", "seccomp", "metadata", NULL};
+  static const char *const keys[] = {"v", "argv", "env", "cwd", "keepFds", "compat", "rlimits", "landlock", "seccomp", "metadata", "ctty", NULL};
   const struct json *v = json_get(root, "v"), *cwd = json_get(root, "cwd"), *compat = json_get(root, "compat");
   memset(p, 0, sizeof *p);
   if (!root || root->type != J_OBJ) return bad(e, "plan");
@@ -196,6 +206,7 @@ int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e
   if (!compat || compat->type != J_STR) return bad(e, "compat");
   p->hard = strcmp(compat->str, "hard") == 0;
   if (parse_keep_fds(json_get(root, "keepFds"), p, e) || parse_rlimits(json_get(root, "rlimits"), p, e)) return -1;
+  if (parse_ctty(json_get(root, "ctty"), p, e)) return -1;
   if (parse_landlock(json_get(root, "landlock"), p, e)) return -1;
   return parse_seccomp(root, p, e);
 }

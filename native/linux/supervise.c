@@ -151,7 +151,7 @@ static int child_exec(void *arg) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != c->supervisor) _exit(CORDON_EXIT_SETUP);
   /* Landlock and seccomp bind this task only (landlock_restrict_self(2),
    * seccomp(2) without TSYNC): the supervisor stays outside both. */
-  if (step_landlock(c->p, c->a, &e) || step_metadata(c->p, c->md_sock, c->a, &e) || step_seccomp(c->p, c->a, &e)) {
+  if (step_ctty(c->p, &e) || step_landlock(c->p, c->a, &e) || step_metadata(c->p, c->md_sock, c->a, &e) || step_seccomp(c->p, c->a, &e)) {
     status_write_err(c->status_fd, &e);
     _exit(CORDON_EXIT_SETUP);
   }

@@ -32,6 +32,8 @@ export interface LauncherPlan {
    * mounts refuse them.
    */
   metadata?: { bpf: string; rules: number }
+  /** Which of fds 0–2 carries the PTY cordon made for the command: its controlling terminal (launch/pty.ts). */
+  ctty?: 0 | 1 | 2
 }
 
 export interface PlanContext {

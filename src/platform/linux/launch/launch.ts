@@ -21,6 +21,8 @@ import { loadNative } from '../../../native/load.js'
 import { fromNativeError } from '../../../native/native-error.js'
 import type { LauncherPlan } from '../landlock/plan.js'
 import { readOutput, type CollectedOutput } from './output.js'
+import { callerTerminal, relayTerminal, type CallerTerminal } from './caller-terminal.js'
+import { Pty } from './pty.js'
 import { WIRE } from './wire.js'
 import { closeQuietly, zygoteFor, type ChildExit, type ChildFds, type Zygote } from './zygote.js'
 
@@ -170,17 +172,29 @@ function stdio(kind: 'pipe' | 'ignore' | 'inherit', fd: 0 | 1 | 2, pipe: () => [
   return fd === 0 ? { mine: w, theirs: r, owned: true } : { mine: r, theirs: w, owned: true }
 }
 
+/** The caller's terminals among the inherited stdio, and the PTY the command gets instead (caller-terminal.ts). */
+interface Terminal {
+  caller: CallerTerminal
+  pty: Pty
+}
+
 /**
  * The five descriptors of a child: [stdin, stdout, stderr, plan, status].
  * The plan is a sealed memfd written in full before the child starts
  * (cordon_sealed_memfd): nothing to feed while it runs, however large.
+ * Where the caller's terminal would be inherited, the child gets the slave
+ * of its own PTY, and the plan asks the launcher to make it the command's
+ * controlling terminal (Pty releases cordon's copy of the slave).
  */
-function childDescriptors(spec: LaunchSpec, stdinKind: 'pipe' | 'ignore' | 'inherit'): StdioPair[] {
+function childDescriptors(spec: LaunchSpec, kinds: readonly ['pipe' | 'ignore' | 'inherit', LaunchSpec['stdout'], LaunchSpec['stderr']], tty: Terminal | undefined): StdioPair[] {
   const { binding } = loadNative()
   const pairs: StdioPair[] = []
   try {
-    pairs.push(stdio(stdinKind, 0, binding.pipe), stdio(spec.stdout, 1, binding.pipe), stdio(spec.stderr, 2, binding.pipe))
-    pairs.push({ mine: undefined, theirs: binding.sealedMemfd(Buffer.from(JSON.stringify(spec.plan))), owned: true })
+    for (const fd of [0, 1, 2] as const) {
+      pairs.push(tty?.caller.fds.includes(fd) ? { mine: undefined, theirs: tty.pty.slave, owned: false } : stdio(kinds[fd], fd, binding.pipe))
+    }
+    const plan = tty ? { ...spec.plan, ctty: tty.caller.fds[0]! } : spec.plan
+    pairs.push({ mine: undefined, theirs: binding.sealedMemfd(Buffer.from(JSON.stringify(plan))), owned: true })
     const [statusR, statusW] = binding.pipe()
     pairs.push({ mine: statusR, theirs: statusW, owned: true })
     return pairs
@@ -251,11 +265,54 @@ function startChild(z: Zygote, spec: LaunchSpec, pairs: StdioPair[]): { pid: num
   }
 }
 
+/** The command's own terminal when the caller's would be inherited; nothing (and no cost beyond a check per inherited fd) otherwise. */
+function terminalFor(kinds: readonly ['pipe' | 'ignore' | 'inherit', LaunchSpec['stdout'], LaunchSpec['stderr']]): Terminal | undefined {
+  const caller = callerTerminal(kinds)
+  if (!caller) return undefined
+  // The caller's line settings only when they are its own: a background
+  // job's terminal is in the mode of whatever owns it now (a shell's line
+  // editor: no echo, no canonical input), so it gets the kernel's defaults.
+  const pty = Pty.open(caller.foreground ? caller.fds[0] : undefined)
+  if (!caller.foreground) pty.setSize(caller.rows, caller.cols)
+  return { caller, pty }
+}
+
+/**
+ * After the command's end, how long its terminal's output may take to end
+ * too. It ends by itself: the supervisor has killed everything left that
+ * could hold the terminal. This only keeps a caller whose terminal is in
+ * raw mode (^C does not reach cordon) from waiting forever if that failed.
+ */
+const TERMINAL_DRAIN_MS = 2000
+
+function relayUntil(tty: Terminal | undefined, exited: Promise<unknown>): Promise<void> | undefined {
+  if (!tty) return undefined
+  const relayed = relayTerminal(tty.pty, tty.caller)
+  void exited.then(() => {
+    const timer = setTimeout(() => tty.pty.close(), TERMINAL_DRAIN_MS).unref()
+    void tty.pty.ended.then(() => clearTimeout(timer))
+  })
+  return relayed
+}
+
 export function launch(spec: LaunchSpec): Launched {
   const stdinKind = spec.input !== undefined ? 'pipe' : spec.stdin
+  const kinds = [stdinKind, spec.stdout, spec.stderr] as const
   const z = zygoteFor(spec.launcher)
-  const pairs = childDescriptors(spec, stdinKind)
-  const { pid, exited } = startChild(z, spec, pairs)
+  const tty = terminalFor(kinds)
+  let pairs: StdioPair[]
+  let started: { pid: number; exited: Promise<ChildExit> }
+  try {
+    pairs = childDescriptors(spec, kinds, tty)
+    started = startChild(z, spec, pairs)
+  } catch (e) {
+    tty?.pty.close()
+    throw e
+  } finally {
+    tty?.pty.releaseSlave() // the child has its copies now
+  }
+  const { pid, exited } = started
+  const relayed = relayUntil(tty, exited)
   const statusRead = statusReader(pairs[4]!.mine!)
   const stdin = stdinFor(pairs[0]!.mine, spec)
   const output = readOutput(pairs[1]!.mine, pairs[2]!.mine, { max: spec.maxBuffer ?? 64 * 1024 * 1024, all: spec.all === true, streams: spec.streams })
@@ -267,7 +324,7 @@ export function launch(spec: LaunchSpec): Launched {
     output.drain()
     return x
   })
-  const exit = Promise.all([done, output.done]).then(([x, out]): Exit => ({ exitCode: x.exitCode, signal: x.signal, ...out }))
+  const exit = Promise.all([done, output.done, relayed]).then(([x, out]): Exit => ({ exitCode: x.exitCode, signal: x.signal, ...out }))
   return { child, started: statusRead.started, final: statusRead.final, exit }
 }
 
