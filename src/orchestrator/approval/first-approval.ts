@@ -9,7 +9,7 @@
 import { AbortError } from '../../errors.js'
 import type { CommandDecision } from '../../exec-policy/index.js'
 import { prefixRuleText } from './amendments.js'
-import { applyAnswer } from './answer-effects.js'
+import { appliedRecord, applyAnswer } from './answer-effects.js'
 import type { ApprovalRecord, ApprovalRequest } from './approval.js'
 import { escalationKey, patchKeys, runKey } from './command-key.js'
 import { askApprovers, type Deciders } from './decision-flow.js'
@@ -57,22 +57,16 @@ export async function approveFirst(ctx: FirstApprovalContext, rec: Recorder): Pr
     ctx.onAbort()
     throw new AbortError('an approver answered abort', rec.snapshot('denied'))
   }
-  try {
-    const effect = await applyAnswer(answer.decision, {
-      cache: ctx.cache,
-      keys,
-      amendFile: ctx.amendFile,
-      proposedAmendment: requirement.proposedAmendment,
-      network: undefined,
-      amendments: rec.amendments,
-    })
-    if (effect.note) rec.notes.push(effect.note)
-    const kept = effect.run || answer.decision === 'denied' || answer.decision === 'timed_out'
-    return kept ? answer.record : { ...answer.record, decision: 'denied' }
-  } catch (e) {
-    rec.notes.push(`amendment not written: ${(e as Error).message}`)
-    return answer.record
-  }
+  const effect = await applyAnswer(answer.decision, {
+    cache: ctx.cache,
+    keys,
+    amendFile: ctx.amendFile,
+    proposedAmendment: requirement.proposedAmendment,
+    network: undefined,
+    amendments: rec.amendments,
+  })
+  if (effect.note) rec.notes.push(effect.note)
+  return appliedRecord(answer.record, effect)
 }
 
 function cacheKeys(ctx: FirstApprovalContext, command: readonly string[]): string[] {

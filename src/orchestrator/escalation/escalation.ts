@@ -13,7 +13,7 @@ import type { CommandDecision, ExecPolicy } from '../../exec-policy/index.js'
 import type { Sandbox } from '../../sandbox/sandbox.js'
 import type { RunOptions, SandboxOptions } from '../../sandbox/options.js'
 import type { AmendResult } from '../approval/amendments.js'
-import { applyAnswer } from '../approval/answer-effects.js'
+import { appliedRecord, applyAnswer } from '../approval/answer-effects.js'
 import { mayAsk, type ApprovalSettings } from '../approval/approval-mode.js'
 import type { ApprovalRecord, ApprovalRequest } from '../approval/approval.js'
 import { runAttempt, type AttemptRecord, type OutputSpec } from '../attempt.js'
@@ -108,22 +108,16 @@ async function approveRetry(ctx: EscalationContext, widening: Widening, denials:
     ctx.onAbort()
     throw new AbortError('an approver answered abort')
   }
-  try {
-    const effect = await applyAnswer(answer.decision, {
-      cache: ctx.cache,
-      keys: [key],
-      amendFile: ctx.amendFile,
-      proposedAmendment: undefined,
-      network: target,
-      amendments: ctx.amendments,
-    })
-    if (effect.note) ctx.notes.push(effect.note)
-    const record = effect.run || answer.decision === 'denied' || answer.decision === 'timed_out' ? answer.record : { ...answer.record, decision: 'denied' as const }
-    return { decision: effect.run ? 'approved' : 'refused', record }
-  } catch (e) {
-    ctx.notes.push(`amendment not written: ${(e as Error).message}`)
-    return { decision: 'approved', record: answer.record }
-  }
+  const effect = await applyAnswer(answer.decision, {
+    cache: ctx.cache,
+    keys: [key],
+    amendFile: ctx.amendFile,
+    proposedAmendment: undefined,
+    network: target,
+    amendments: ctx.amendments,
+  })
+  if (effect.note) ctx.notes.push(effect.note)
+  return { decision: effect.run ? 'approved' : 'refused', record: appliedRecord(answer.record, effect) }
 }
 
 function networkTarget(denials: readonly Denial[]): ApprovalRequest['network'] {
