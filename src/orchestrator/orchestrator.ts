@@ -29,7 +29,7 @@ import { PolicyStore } from './policy-store.js'
 import { requirementFor, type Requirement } from './approval/requirement.js'
 import { SessionCache } from './approval/session-cache.js'
 import { runPostToolUse, runPreToolUse } from './hooks/tool-hooks.js'
-import { noSandboxWidening, applyWidening } from './escalation/widen.js'
+import { describeWidening, noSandboxWidening, applyWidening } from './escalation/widen.js'
 import type { AttemptRecord, OutputSpec } from './attempt.js'
 import { DEFAULT_MAX_BUFFER } from './output.js'
 
@@ -165,6 +165,8 @@ class OrchestratorImpl implements Orchestrator {
       rec.approval = { decision: 'denied', source: 'policy', reason: requirement.reason }
       return rec.finish('forbidden', requirement.reason)
     }
+    const escalatedFirst = requirement.kind === 'skip' ? requirement.sandbox === 'escalated' : req.sandboxPermissions === 'require_escalated'
+    const widening = escalatedFirst ? noSandboxWidening(this.base, this.o.allowUnsandboxed) : undefined
     const approval = await approveFirst(
       {
         request: req,
@@ -172,6 +174,7 @@ class OrchestratorImpl implements Orchestrator {
         decision,
         requirement,
         cwd,
+        level: widening ? { widening: describeWidening(widening) } : 'sandbox',
         signal,
         deciders: this.deciders,
         cache: this.sessionCache,
@@ -183,8 +186,6 @@ class OrchestratorImpl implements Orchestrator {
     rec.approval = approval
     if (approval.decision === 'denied') return rec.finish('denied', approval.reason ?? 'approval: denied')
     if (approval.decision === 'timed_out') return rec.finish('approval_timed_out', approval.reason ?? 'the approver did not answer in time')
-    const escalatedFirst = requirement.kind === 'skip' ? requirement.sandbox === 'escalated' : req.sandboxPermissions === 'require_escalated'
-    const widening = escalatedFirst ? noSandboxWidening(this.base, this.o.allowUnsandboxed) : undefined
     const runOpts = { ...(req.timeout ? { timeout: req.timeout } : {}), ...(req.input !== undefined ? { input: req.input } : {}), ...(req.env ? { env: req.env } : {}), signal }
     const output: OutputSpec = { listener: req.onOutput, maxBuffer: req.maxBuffer ?? DEFAULT_MAX_BUFFER, keep: req.keep }
     const first = await runAttempt({

@@ -72,6 +72,19 @@ export interface ApprovalRequest {
   readonly network?: { readonly host: string; readonly protocol: NetworkProtocol }
   /** Patch-style request: the (environment, path) pairs it touches. */
   readonly patch?: { readonly environment: string; readonly paths: readonly string[] }
+  /** What the command reads on stdin (the request's `input`): the approver approves that too. */
+  readonly stdin?: StdinShown
+  /** Environment variables the request sets for the command, on top of the sandbox's. */
+  readonly env?: Readonly<Record<string, string>>
+}
+
+/** A request's stdin as shown: the text (up to STDIN_SHOWN bytes), its size and digest (what the session key holds). */
+export interface StdinShown {
+  readonly text: string
+  readonly bytes: number
+  readonly sha256: string
+  /** True when `text` is only the start of it. */
+  readonly truncated: boolean
 }
 
 /** `signal` aborts when the exec is aborted; answer `'abort'` to stop everything. */

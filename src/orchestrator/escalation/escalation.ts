@@ -17,7 +17,8 @@ import { appliedRecord, applyAnswer } from '../approval/answer-effects.js'
 import { mayAsk, type ApprovalSettings } from '../approval/approval-mode.js'
 import type { ApprovalRecord, ApprovalRequest } from '../approval/approval.js'
 import { runAttempt, type AttemptRecord, type OutputSpec } from '../attempt.js'
-import { escalationKey } from '../approval/command-key.js'
+import { runKey } from '../approval/command-key.js'
+import { shownInput } from '../approval/first-approval.js'
 import { askApprovers, type Deciders } from '../approval/decision-flow.js'
 import type { Denial } from '../denial/denial.js'
 import type { ExecRequestParsed } from '../options.js'
@@ -83,7 +84,7 @@ function gateReason(ctx: EscalationContext): string | undefined {
 
 async function approveRetry(ctx: EscalationContext, widening: Widening, denials: readonly Denial[]): Promise<{ decision: 'approved' | 'refused'; record: ApprovalRecord }> {
   const strict = ctx.deciders.strictReview
-  const key = escalationKey(ctx.decision, ctx.command, describeWidening(widening))
+  const key = runKey({ decision: ctx.decision, command: ctx.command, cwd: ctx.cwd, input: ctx.request.input, env: ctx.request.env }, { widening: describeWidening(widening) })
   const target = networkTarget(denials)
   if (!strict && ctx.cache.covers([key])) return { decision: 'approved', record: { decision: 'approved', source: 'cache' } }
   const byRule = target && widening.network ? ctx.policy.decideNetwork(target.host, target.protocol).decision : undefined
@@ -101,6 +102,7 @@ async function approveRetry(ctx: EscalationContext, widening: Widening, denials:
     widening,
     denials,
     ...(target ? { network: target } : {}),
+    ...shownInput(ctx.request),
   }
   const answer = await askApprovers(request, ctx.deciders, ctx.signal)
   ctx.hookErrors.push(...answer.hookErrors)
