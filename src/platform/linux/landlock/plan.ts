@@ -43,12 +43,17 @@ export function rlimits(policy: ResolvedPolicy): LauncherPlan['rlimits'] {
 
 const compiled = new Map<string, NonNullable<LauncherPlan['seccomp']>>()
 
+/** Whether a rule applies under a network level: `net-off` rules with the network off, `unix-off` ones unless it is fully on. */
+function applies(r: SeccompRule, network: ResolvedPolicy['network']): boolean {
+  return r.when === 'always' || (r.when === 'net-off' && network === 'off') || (r.when === 'unix-off' && network !== 'on')
+}
+
 /** Compile the rule set for a network mode once per process (libseccomp takes milliseconds). */
-export function seccompProgram(network: 'off' | 'on'): NonNullable<LauncherPlan['seccomp']> {
+export function seccompProgram(network: ResolvedPolicy['network']): NonNullable<LauncherPlan['seccomp']> {
   let prog = compiled.get(network)
   if (!prog) {
     const rules = loadSeccompRules()
-      .filter((r: SeccompRule) => r.when === 'always' || network === 'off')
+      .filter((r: SeccompRule) => applies(r, network))
       .map(({ syscall, action, errno, args }) => ({ syscall, action, ...(errno !== undefined ? { errno } : {}), args }))
     prog = { bpf: loadNative().binding.compileSeccomp(rules).toString('base64'), rules: rules.length }
     compiled.set(network, prog)
@@ -65,7 +70,7 @@ export function launcherTemplate(ctx: PlanContext, rules: LandlockRule[] | null)
     v: 1,
     cwd: policy.cwd,
     rlimits: rlimits(policy),
-    landlock: rules && { rules, networkOff: policy.network === 'off', scopeSignal: true, scopeAbstractUnix: policy.network === 'off', log: true },
+    landlock: rules && { rules, networkOff: policy.network === 'off', scopeSignal: true, scopeAbstractUnix: policy.network !== 'on', log: true },
     seccomp: probe.seccomp ? seccompProgram(policy.network) : null,
   }
 }
@@ -98,11 +103,17 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   }
   if (!probe.seccomp) missing.push(seccompUnavailable(probe))
   if (policy.network === 'off' && !probe.seccomp && (abi === null || abi < 4)) missing.push({ protection: 'network', explicit: true, reason: 'neither seccomp nor Landlock ABI 4 can block sockets' })
+  if (policy.network === 'inet' && !probe.seccomp) missing.push(localSocketsReachable(abi !== null && abi >= 6 ? 'pathname' : 'pathname and abstract'))
   if (abi !== null && !policy.writeRoots.includes('/')) {
     missing.push({ protection: 'file-metadata', explicit: false, reason: 'Landlock (ABI ≤ 7) has no right for chmod/utimes/xattrs: files the caller owns outside the write roots can still have their mode bits (setuid/setgid excepted: seccomp refuses those), timestamps, extended attributes and ACLs changed', fix: 'namespace mode (read-only mounts deny them)' })
   }
   if (policy.protectedPaths.length > 0) missing.push({ protection: 'protected-paths', explicit: explicit.has('protected-paths'), reason: 'protected paths inside write roots need namespace mode (read-only bind mounts); Landlock cannot take rights back below a write root without breaking it', fix: 'install bubblewrap and allow unprivileged user namespaces' })
   return missing
+}
+
+/** Network `inet` without seccomp: nothing refuses AF_UNIX sockets (Landlock ABI 6 scopes abstract ones only). */
+export function localSocketsReachable(which: string): MissingProtection {
+  return { protection: 'local-sockets', explicit: true, reason: `network inet keeps host unix sockets out, but without seccomp the ${which} unix sockets of host daemons stay reachable`, fix: 'a kernel with CONFIG_SECCOMP_FILTER' }
 }
 
 export function globsNote(policy: ResolvedPolicy): string | null {

@@ -22,7 +22,7 @@ import { planMounts, type MountPlan } from './bwrap-mounts.js'
 import type { BwrapInfo } from './bwrap-probe.js'
 import { expandProtected, removeCreated } from './bwrap-protect.js'
 import { DEVICE_FILES, type LandlockRule } from '../landlock/landlock-rules.js'
-import { commonEnforcement, globsNote, landlockUnavailable, launcherTemplate, seccompUnavailable, type PlanContext } from '../landlock/plan.js'
+import { commonEnforcement, globsNote, landlockUnavailable, launcherTemplate, localSocketsReachable, seccompUnavailable, type PlanContext } from '../landlock/plan.js'
 
 export interface NamespacePlan {
   prepared: LinuxPrepared
@@ -48,6 +48,8 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   if (policy.network === 'off' && !probe.seccomp) {
     missing.push({ protection: 'network', explicit: false, reason: 'the network namespace blocks IP and abstract unix sockets, but without seccomp the pathname unix sockets of host daemons stay reachable', fix: 'a kernel with CONFIG_SECCOMP_FILTER' })
   }
+  // The host's network namespace: only seccomp keeps its unix sockets (abstract ones included) out.
+  if (policy.network === 'inet' && !probe.seccomp) missing.push(localSocketsReachable('pathname and abstract'))
   return missing
 }
 
