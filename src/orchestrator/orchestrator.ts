@@ -30,6 +30,7 @@ import { requirementFor, type Requirement } from './approval/requirement.js'
 import { SessionCache } from './approval/session-cache.js'
 import { runPostToolUse, runPreToolUse } from './hooks/tool-hooks.js'
 import { describeWidening, noSandboxWidening, applyWidening } from './escalation/widen.js'
+import { scopeOf } from './escalation/scope.js'
 import type { AttemptRecord, OutputSpec } from './attempt.js'
 import { DEFAULT_MAX_BUFFER } from './output.js'
 
@@ -92,6 +93,8 @@ class OrchestratorImpl implements Orchestrator {
   private readonly settings: ApprovalSettings
   private readonly store: PolicyStore
   private readonly amendFile: string | undefined
+  /** The rules files and the amendments file: what a widening must never be proposed over. */
+  private readonly rulesFiles: readonly string[]
   private readonly deciders: Deciders
   private readonly make: (options: SandboxOptions) => Sandbox
   private stop = new AbortController()
@@ -107,6 +110,7 @@ class OrchestratorImpl implements Orchestrator {
     const rules = this.o.rules.map(expandHome)
     this.amendFile = this.o.amendRules ? expandHome(this.o.amendRules) : rules[rules.length - 1]
     this.store = new PolicyStore(rules, this.amendFile)
+    this.rulesFiles = [...new Set([...rules, ...(this.amendFile ? [this.amendFile] : [])])]
     this.make = (this.o.createSandbox as OrchestratorOptions['createSandbox']) ?? defaultCreateSandbox
     this.deciders = {
       permissionHooks: (this.o.hooks.permissionRequest ?? []) as NonNullable<Hooks['permissionRequest']>,
@@ -175,6 +179,7 @@ class OrchestratorImpl implements Orchestrator {
         requirement,
         cwd,
         level: widening ? { widening: describeWidening(widening) } : 'sandbox',
+        ...(widening ? { shown: { widening, scope: scopeOf(widening, { rulesFiles: this.rulesFiles }) } } : {}),
         signal,
         deciders: this.deciders,
         cache: this.sessionCache,
@@ -216,6 +221,8 @@ class OrchestratorImpl implements Orchestrator {
         deciders: this.deciders,
         cache: this.sessionCache,
         amendFile: this.amendFile,
+        rulesFiles: this.rulesFiles,
+        risks: [],
         amendments: rec.amendments,
         notes: rec.notes,
         hookErrors: rec.hookErrors,

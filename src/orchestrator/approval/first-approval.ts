@@ -68,6 +68,7 @@ export async function approveFirst(ctx: FirstApprovalContext, rec: Recorder): Pr
     ...(req.justification ? { justification: req.justification } : {}),
     ...(requirement.proposedAmendment ? { proposedAmendment: requirement.proposedAmendment, proposedRule: prefixRuleText(requirement.proposedAmendment) } : {}),
     ...(req.patch ? { patch: { environment: req.patch.environment, paths: req.patch.paths } } : {}),
+    ...(requirement.promptedBy ? { promptedBy: requirement.promptedBy } : {}),
     ...shownInput(req),
     ...ctx.shown,
   }
