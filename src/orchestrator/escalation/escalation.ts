@@ -24,10 +24,10 @@ import type { Denial } from '../denial/denial.js'
 import type { ExecRequestParsed } from '../options.js'
 import type { Escalation } from '../outcome.js'
 import type { SessionCache } from '../approval/session-cache.js'
-import { applyWidening, describeWidening, planWidening, type Widening } from './widen.js'
+import { describeWidening, planWidening, type Widening } from './widen.js'
 import { scopeOf } from './scope.js'
 import { quote } from '../text.js'
-import type { Enforcement } from '../../platform/enforcement.js'
+import type { Enforcement, WideningLimits } from '../../platform/enforcement.js'
 
 export interface EscalationContext {
   readonly request: ExecRequestParsed
@@ -37,7 +37,8 @@ export interface EscalationContext {
   readonly policy: ExecPolicy
   readonly settings: ApprovalSettings
   readonly toolAllows: boolean
-  readonly base: SandboxOptions
+  /** The sandbox options of an attempt with this widening (base-facts.ts). */
+  readonly optionsFor: (widening: Widening, limits: WideningLimits | undefined) => SandboxOptions
   readonly deciders: Deciders
   readonly cache: SessionCache
   readonly amendFile: string | undefined
@@ -45,8 +46,8 @@ export interface EscalationContext {
   readonly amendRefused?: string | undefined
   /** cordon's rules and amendments files: never under a proposed root, named in a scope that reaches them. */
   readonly rulesFiles: readonly string[]
-  /** What the wider attempt would run that the sandbox could have written (repositories: §7), for the request. */
-  readonly risks: readonly string[]
+  /** What the wider attempt would run that the sandbox could have written (planted-repos.ts), for the request and its key. */
+  readonly risks: () => string[]
   readonly amendments: AmendResult[]
   readonly notes: string[]
   readonly hookErrors: string[]
@@ -71,7 +72,7 @@ export async function escalate(ctx: EscalationContext, first: AttemptRecord): Pr
   if (approval.decision !== 'approved') return { escalation: { attempted: false, widening, approval: approval.record, refused } }
   const attempt = await runAttempt({
     index: 2,
-    options: applyWidening(ctx.base, widening, enforcement.widening),
+    options: ctx.optionsFor(widening, enforcement.widening),
     widening,
     approval: approval.record,
     command: ctx.command,
@@ -93,7 +94,10 @@ function gateReason(ctx: EscalationContext): string | undefined {
 
 async function approveRetry(ctx: EscalationContext, widening: Widening, plan: { denials: readonly Denial[]; enforcement: Enforcement }): Promise<{ decision: 'approved' | 'refused'; record: ApprovalRecord }> {
   const strict = ctx.deciders.strictReview
-  const key = runKey({ decision: ctx.decision, command: ctx.command, cwd: ctx.cwd, input: ctx.request.input, env: ctx.request.env }, { widening: describeWidening(widening) })
+  const risks = ctx.risks()
+  // A session approval given without these risks does not cover a retry that has them.
+  const level = risks.length ? `${describeWidening(widening)} with risks ${JSON.stringify(risks)}` : describeWidening(widening)
+  const key = runKey({ decision: ctx.decision, command: ctx.command, cwd: ctx.cwd, input: ctx.request.input, env: ctx.request.env }, { widening: level })
   const target = networkTarget(plan.denials, widening)
   if (!strict && ctx.cache.covers([key])) return { decision: 'approved', record: { decision: 'approved', source: 'cache' } }
   // A network_rule never approves the retry: it names one host, and the
@@ -117,7 +121,7 @@ async function approveRetry(ctx: EscalationContext, widening: Widening, plan: { 
     denials: plan.denials,
     ...(target ? { network: target } : {}),
     ...shownInput(ctx.request),
-    ...(ctx.risks.length ? { risks: ctx.risks } : {}),
+    ...(risks.length ? { risks } : {}),
   }
   const answer = await askApprovers(request, ctx.deciders, ctx.signal)
   ctx.hookErrors.push(...answer.hookErrors)
