@@ -125,7 +125,7 @@ int OpFromName(const std::string &op) {
   return 0;
 }
 
-// One rule object { syscall, action: 'errno'|'kill', errno?, args: [{arg, op, value, mask?}] }.
+// One rule object { syscall, action: 'errno'|'kill'|'notify', errno?, args: [{arg, op, value, mask?}] }.
 bool ReadRule(const Napi::Value &v, cordon_sc_rule *r, std::string *name) {
   if (!v.IsObject()) return false;
   Napi::Object o = v.As<Napi::Object>();
@@ -133,8 +133,9 @@ bool ReadRule(const Napi::Value &v, cordon_sc_rule *r, std::string *name) {
   *name = o.Get("syscall").As<Napi::String>().Utf8Value();
   std::string action = o.Get("action").As<Napi::String>().Utf8Value();
   r->kill = action == "kill";
-  if (!r->kill && (action != "errno" || !o.Get("errno").IsNumber())) return false;
-  r->err = r->kill ? 0 : o.Get("errno").As<Napi::Number>().Int32Value();
+  r->notify = action == "notify";
+  if (!r->kill && !r->notify && (action != "errno" || !o.Get("errno").IsNumber())) return false;
+  r->err = r->kill || r->notify ? 0 : o.Get("errno").As<Napi::Number>().Int32Value();
   Napi::Value args = o.Get("args");
   if (!args.IsArray() || args.As<Napi::Array>().Length() > 3) return false;
   Napi::Array arr = args.As<Napi::Array>();
@@ -520,9 +521,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("landlock", LandlockTable(env));
 #endif
   exports.Set("wire", Wire(env));
-  // 2: FdReader, sealedMemfd; 3: wire, landlock (src/native/load.ts refuses
-  // an addon of another version).
-  exports.Set("abiVersion", Napi::Number::New(env, 3));
+  // 2: FdReader, sealedMemfd; 3: wire, landlock; 4: compileSeccomp takes
+  // action 'notify' (src/native/load.ts refuses an addon of another version).
+  exports.Set("abiVersion", Napi::Number::New(env, 4));
   return exports;
 }
 

@@ -80,7 +80,8 @@ enum { CORDON_OP_EQ = 1, CORDON_OP_NE, CORDON_OP_MASKED_EQ, CORDON_OP_GT, CORDON
 struct cordon_sc_arg { unsigned arg; int op; uint64_t mask; uint64_t value; };
 struct cordon_sc_rule {
   const char *syscall;
-  int kill;   /* 1: kill the process; 0: fail with errno `err` */
+  int kill;   /* 1: kill the process; 0: fail with errno `err` (or notify) */
+  int notify; /* 1: ask the listener (SECCOMP_RET_USER_NOTIF): the metadata filter */
   int err;
   struct cordon_sc_arg args[3];
   unsigned nargs;

@@ -11,16 +11,7 @@ import { matchRules } from './rules/matcher.js'
 import { trustedProgramName } from './shell/program-name.js'
 import { prepareResolve, resolveWith, type PreparedResolve, type ResolvedProgram, type ResolveOptions } from './shell/resolve-program.js'
 import { isKnownSafe } from './heuristics/safe-commands.js'
-import { stricter, type CommandDecision, type Decision, type DecisionSource, type MatchedRule, type Policy, type SegmentDecision } from './types.js'
-
-export interface DecideOptions {
-  /**
-   * Resolve bare program names through this PATH: a segment that would be
-   * allowed is downgraded to `prompt` when the name resolves via a relative
-   * or writable PATH entry, or to a path `host_executable` does not list.
-   */
-  readonly resolve?: ResolveOptions
-}
+import { stricter, type CommandDecision, type DecideOptions, type Decision, type DecisionSource, type MatchedRule, type Policy, type SegmentDecision } from './types.js'
 
 /** When several segments share the strictest decision, the overall source is the first of these present. */
 const SOURCE_PRIORITY: readonly DecisionSource[] = ['rule', 'heuristic-dangerous', 'default', 'heuristic-safe']

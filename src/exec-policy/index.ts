@@ -3,9 +3,8 @@
  * splitting with tree-sitter-bash, heuristics for unmatched commands.
  */
 export { createExecPolicy, warmUpExecPolicy, ExecPolicyOptionsSchema, type ExecPolicy, type ExecPolicyOptions } from './exec-policy.js'
-export type { DecideOptions } from './decide.js'
+export type { DecideOptions } from './types.js'
 export { loadPolicy, parsePolicy, mergePolicies, EMPTY_POLICY } from './rules/load.js'
-export { loadBashParser } from './shell/bash-parser.js'
 export { matchRules } from './rules/matcher.js'
 export { decideNetwork, normalizeHost, type NetworkDecision } from './rules/network-rule.js'
 export { resolveProgram, ResolveOptionsSchema, type ResolveOptions, type ResolvedProgram } from './shell/resolve-program.js'

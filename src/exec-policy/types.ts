@@ -3,6 +3,7 @@
  * policy, and the result of deciding a command. Everything here is plain
  * data so results can be logged, serialised and compared in tests.
  */
+import type { ResolveOptions } from './shell/resolve-program.js'
 
 /** What the orchestrator should do before running a command. */
 export type Decision = 'allow' | 'prompt' | 'forbidden'
@@ -108,4 +109,19 @@ export interface CommandDecision {
   readonly opaque: boolean
   /** A `prefix_rule` pattern the user could add to stop being asked; absent when banned. */
   readonly proposedAmendment?: readonly string[]
+}
+
+/**
+ * Options of one decision. Here, not in decide.ts, so that the public
+ * declarations never import decide.d.ts and through it web-tree-sitter's
+ * types (which name a global they do not ship: a consumer compiling with
+ * skipLibCheck: false would fail on them).
+ */
+export interface DecideOptions {
+  /**
+   * Resolve bare program names through this PATH: a segment that would be
+   * allowed is downgraded to `prompt` when the name resolves via a relative
+   * or writable PATH entry, or to a path `host_executable` does not list.
+   */
+  readonly resolve?: ResolveOptions
 }

@@ -30,7 +30,8 @@ export interface NativeHardening {
 
 export interface NativeSeccompRule {
   syscall: string
-  action: 'errno' | 'kill'
+  /** notify: SECCOMP_RET_USER_NOTIF, answered by the launcher's supervisor (the metadata filter). */
+  action: 'errno' | 'kill' | 'notify'
   errno?: number
   args: { arg: number; op: 'eq' | 'ne' | 'masked_eq' | 'gt' | 'lt'; value: string; mask?: string }[]
 }

@@ -102,7 +102,7 @@ async function streamed(sb: Sandbox, argv: readonly string[], spec: AttemptSpec)
   const out = new OutputCollector('stdout', maxBuffer, keep)
   const err = new OutputCollector('stderr', maxBuffer, keep)
   const stdin = spec.run.input !== undefined ? 'pipe' : 'ignore'
-  const child = sb.spawn(argv[0] as string, argv.slice(1), { ...spec.run, stdin, stdout: 'pipe', stderr: 'pipe', maxBuffer })
+  const child = sb.spawn(argv[0] as string, argv.slice(1), { ...spec.run, stdin, stdout: 'pipe', stderr: 'pipe', maxBuffer, encoding: 'utf8' })
   const ended = Promise.all([follow(child.stdout, out, relay), follow(child.stderr, err, relay)])
   try {
     const result = await child

@@ -1,5 +1,5 @@
 /**
- * The outcome of one exec: data, not exceptions (only an abort throws).
+ * The outcome of one exec: data, not exceptions — an abort included.
  * It records every attempt (at most two) with its sandbox options, the
  * widening, who decided it could run, the real result and the denials
  * detected, so a caller or an audit log can see why something ran where.
@@ -22,10 +22,13 @@ import type { Widening } from './escalation/widen.js'
  * - `denied`: the approver said no to the first attempt, nothing ran;
  * - `approval_timed_out`: the approver did not answer within
  *   `approvalTimeoutMs` (or answered `timed_out`), nothing ran;
- * - `error`: the sandbox could not be set up (attempt.error says why).
+ * - `error`: the sandbox could not be set up (attempt.error says why);
+ * - `canceled`: the exec was aborted (its signal, abortAll(), an approver's
+ *   `abort`) before it was decided; `isCanceled` is true, and `attempts`
+ *   holds what ran by then (a run stopped by the abort has `isCanceled`).
  * A refused *escalation* does not change the status: the first attempt ran.
  */
-export type ExecStatus = 'completed' | 'timed_out' | 'forbidden' | 'blocked' | 'denied' | 'approval_timed_out' | 'error'
+export type ExecStatus = 'completed' | 'timed_out' | 'forbidden' | 'blocked' | 'denied' | 'approval_timed_out' | 'error' | 'canceled'
 
 export interface Escalation {
   /** True when a second, wider attempt ran. */
@@ -39,6 +42,8 @@ export interface Escalation {
 
 export interface ExecOutcome {
   readonly status: ExecStatus
+  /** The exec was aborted (status `canceled`): execa's flag, as on a sandbox result. */
+  readonly isCanceled: boolean
   /** The command as decided and run (after any PreToolUse rewrite). */
   readonly command: readonly string[]
   readonly cwd: string

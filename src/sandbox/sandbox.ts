@@ -16,15 +16,29 @@ import { backendFor } from '../platform/index.js'
 import { makeOwnedTempDir, removeOwnedDir } from '../platform/owned-dirs.js'
 import { checkCompat } from './compat.js'
 import type { Enforcement } from '../platform/enforcement.js'
-import { parseSandboxOptions, type ParsedSandboxOptions, type SandboxOptions } from './options.js'
+import { parseSandboxOptions, type BufferRunOptions, type ParsedSandboxOptions, type SandboxOptions, type TextRunOptions } from './options.js'
+import { checkRunCwd } from './run-cwd.js'
 import { startRun, type RunOptions, type SandboxProcess } from './run.js'
 import type { SandboxResult } from './result.js'
 
 export interface Sandbox {
-  /** Run a command to completion: `run(['npm', 'test'], { timeout })`. */
-  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult>
-  /** Start a command and stream it: `spawn('sh', ['-c', '…'])`. Awaitable like execa's subprocess. */
-  spawn(file: string, args?: readonly string[], options?: RunOptions): SandboxProcess
+  /**
+   * Run a command to completion: `run(['npm', 'test'], { timeout })`.
+   * Resolves also when stopped (`timedOut`, `isCanceled`); rejects only when
+   * the run could not be set up. stdin defaults to `'ignore'` (end of file).
+   * Output is text, or Buffers with `encoding: 'buffer'`.
+   */
+  run(command: readonly string[], options: BufferRunOptions): Promise<SandboxResult<Buffer>>
+  run(command: readonly string[], options?: TextRunOptions): Promise<SandboxResult>
+  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult<string | Buffer>>
+  /**
+   * Start a command and stream it: `spawn('sh', ['-c', '…'])`. Awaitable like
+   * execa's subprocess, with the same result as `run()`. stdin defaults to
+   * `'pipe'`: `child.stdin` is a stream (end it when the command reads stdin).
+   */
+  spawn(file: string, args: readonly string[] | undefined, options: BufferRunOptions): SandboxProcess<Buffer>
+  spawn(file: string, args?: readonly string[], options?: TextRunOptions): SandboxProcess
+  spawn(file: string, args?: readonly string[], options?: RunOptions): SandboxProcess<string | Buffer>
   /** What would be enforced here, without running anything. */
   report(): Enforcement
   /** Remove the sandbox's private temp dir. */
@@ -78,8 +92,9 @@ class PlatformSandbox implements Sandbox {
     this.profile = profile
     this.explicit = new Set(explicitProtected ? ['protected-paths'] : [])
     this.baseEnv = { ...(options.env ?? process.env) }
-    // Validate paths and cwd now, so bad input fails at creation and nothing runs.
-    this.resolve()
+    // Validate paths and cwd now, so bad input fails at creation and nothing runs;
+    // a caller that gets no sandbox cannot close() it, so its temp dir goes now.
+    try { this.resolve() } catch (err) { this.removeTmp(); throw err }
   }
 
   /**
@@ -105,14 +120,21 @@ class PlatformSandbox implements Sandbox {
   prepare(): { backend: PlatformBackend; prepared: PreparedLaunch; policy: ResolvedPolicy } {
     const req = this.planRequest()
     const prepared = this.backend.prepare(req)
-    try {
-      checkCompat(prepared.enforcement, { compat: this.options.compat, unsandboxed: req.policy.unsandboxed, allowUnconfinedFilesystem: req.allowUnconfinedFilesystem === true })
-    } catch (err) {
-      this.backend.release(prepared)
-      throw err
-    }
-    this.launched = prepared
+    this.launched = prepared // given back by track(), also when a check below refuses
+    checkCompat(prepared.enforcement, { compat: this.options.compat, unsandboxed: req.policy.unsandboxed, allowUnconfinedFilesystem: req.allowUnconfinedFilesystem === true })
     return { backend: this.backend, prepared, policy: req.policy }
+  }
+
+  /** prepare()'s checks and report, creating nothing (a run canceled before it starts). */
+  preview(): { policy: ResolvedPolicy; enforcement: Enforcement } {
+    const req = this.planRequest()
+    const enforcement = this.backend.report(req)
+    checkCompat(enforcement, { compat: this.options.compat, unsandboxed: req.policy.unsandboxed, allowUnconfinedFilesystem: req.allowUnconfinedFilesystem === true })
+    return { policy: req.policy, enforcement }
+  }
+
+  runCwd(raw: string, policy: ResolvedPolicy, enforcement: Enforcement): string {
+    return checkRunCwd(raw, { policy, enforcement, cache: this.canonCache })
   }
 
   report(): Enforcement {
@@ -143,12 +165,18 @@ class PlatformSandbox implements Sandbox {
     return proc
   }
 
-  spawn(file: string, args: readonly string[] = [], options?: RunOptions): SandboxProcess {
-    return this.track(() => startRun(this, [file, ...args], options, this.options.compat ?? 'best-effort'))
+  spawn(file: string, args: readonly string[] | undefined, options: BufferRunOptions): SandboxProcess<Buffer>
+  spawn(file: string, args?: readonly string[], options?: TextRunOptions): SandboxProcess
+  spawn(file: string, args?: readonly string[], options?: RunOptions): SandboxProcess<string | Buffer>
+  spawn(file: string, args: readonly string[] = [], options?: RunOptions): SandboxProcess<string | Buffer> {
+    return this.track(() => startRun(this, [file, ...args], options, { compat: this.options.compat ?? 'best-effort', streams: true }))
   }
 
-  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult> {
-    const once = () => this.track(() => startRun(this, command, options, this.options.compat ?? 'best-effort'))
+  run(command: readonly string[], options: BufferRunOptions): Promise<SandboxResult<Buffer>>
+  run(command: readonly string[], options?: TextRunOptions): Promise<SandboxResult>
+  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult<string | Buffer>>
+  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult<string | Buffer>> {
+    const once = () => this.track(() => startRun(this, command, options, { compat: this.options.compat ?? 'best-effort', streams: false }))
     // The host changed between planning and launch (a denied path vanished,
     // namespaces stopped working) and nothing ran: plan again, once. A
     // second failure is the caller's to see. (spawn() cannot do this: its

@@ -77,10 +77,10 @@ describe('probe()', () => {
 })
 
 describe('module', () => {
-  it('exports probe, hardenSelf and abiVersion 3 (FdReader, sealedMemfd; wire, landlock)', () => {
+  it('exports probe, hardenSelf and abiVersion 4 (FdReader, sealedMemfd; wire, landlock; notify rules)', () => {
     expect(typeof binding.probe).toBe('function')
     expect(typeof binding.hardenSelf).toBe('function')
-    expect(binding.abiVersion).toBe(3)
+    expect(binding.abiVersion).toBe(4)
     expect(typeof binding.FdReader).toBe('function')
     expect(typeof binding.sealedMemfd).toBe('function')
   })

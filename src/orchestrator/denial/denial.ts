@@ -65,7 +65,7 @@ const MAX_DENIALS = 32
 
 export function detectDenials(input: DetectInput): Denial[] {
   const { result } = input
-  if (result.exitCode === 0 || result.timedOut || result.aborted) return []
+  if (result.exitCode === 0 || result.timedOut || result.isCanceled) return []
   const out: Denial[] = []
   // The launcher's supervisor reports the real wait status: this one cordon saw itself.
   if (result.signal === 'SIGSYS') out.push({ operation: 'syscall', rule: 'seccomp', evidence: { source: 'signal', text: 'killed by SIGSYS (seccomp filter)', by: 'cordon' } })

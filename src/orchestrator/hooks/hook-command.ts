@@ -59,7 +59,7 @@ export async function runHookCommand(
     sb = make({ profile: HOOK_PROFILE, cwd: hook.cwd ?? process.cwd(), env: { ...process.env, ...hook.env } })
     const r = await sb.spawn(file, args, { input: JSON.stringify(input), timeout: timeoutMs, signal, maxBuffer: MAX_OUTPUT })
     if (r.timedOut) return { ok: false, error: `timed out after ${timeoutMs} ms` }
-    if (r.aborted || signal.aborted) return { ok: false, error: 'aborted' }
+    if (r.isCanceled || signal.aborted) return { ok: false, error: 'aborted' }
     if (r.signal) return { ok: false, error: `hook killed by ${r.signal}` }
     return { ok: true, exitCode: r.exitCode ?? 1, stdout: r.stdout, stderr: r.stderr }
   } catch (e) {

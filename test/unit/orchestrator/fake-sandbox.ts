@@ -63,7 +63,7 @@ function base(argv: readonly string[], enforcement: Enforcement): SandboxResult 
     stderr: '',
     outputTruncated: false,
     timedOut: false,
-    aborted: false,
+    isCanceled: false,
     durationMs: 1,
     enforcement,
   }
@@ -80,7 +80,8 @@ export function fakeSandboxes(script: Script, cwd: string) {
       profileName: typeof options.profile === 'string' ? options.profile : 'custom',
       report: () => enforcement,
       close: () => {},
-      spawn: (file, args = [], runOptions) => {
+      // Text results only (the orchestrator never asks for Buffers).
+      spawn: ((file: string, args: readonly string[] = [], runOptions?: RunOptions): SandboxProcess => {
         const argv = [file, ...args]
         const run = { argv, options, signal: runOptions?.signal, runOptions }
         runs.push(run)
@@ -111,13 +112,13 @@ export function fakeSandboxes(script: Script, cwd: string) {
           enforcement: Promise.resolve(enforcement),
         })
         return proc
-      },
-      run: async (argv, runOptions) => {
+      }) as Sandbox['spawn'],
+      run: (async (argv: readonly string[], runOptions?: RunOptions): Promise<SandboxResult> => {
         const run = { argv, options, signal: runOptions?.signal }
         runs.push(run)
         const { chunks: _ignored, ...r } = await script(run)
         return { ...base(argv, enforcement), ...r }
-      },
+      }) as Sandbox['run'],
     }
   }
   return { create, made, runs }

@@ -3,14 +3,17 @@
  * (fake-sandbox.ts), a recording approver whose answer a test sets, a
  * workspace and a directory outside it.
  */
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { vi } from 'vitest'
+import { afterAll, vi } from 'vitest'
+import { removeTempDirs, tempDir } from '../../helpers/temp.js'
 import { createOrchestrator, type ApprovalDecision, type ApprovalRequest, type OrchestratorOptions } from '../../../src/orchestrator/index.js'
 import { fakeSandboxes, type Script } from './fake-sandbox.js'
 
-export const dir = (label: string) => realpathSync(mkdtempSync(join(tmpdir(), `orch-${label}-`)))
+// Every directory made here is removed after the test file that made it.
+afterAll(removeTempDirs)
+
+export const dir = (label: string) => realpathSync(tempDir(`orch-${label}-`))
 
 /** An empty rules file in its own directory (outside every write root). */
 export function rulesFile(text = ''): string {

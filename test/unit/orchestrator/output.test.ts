@@ -4,16 +4,16 @@
  * what was cut is said — in the text and as data. Scripted sandbox here;
  * the real one in test/escape/linux/orchestrator/requests.test.ts.
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
+import { removeTempDirs, tempDir } from '../../helpers/temp.js'
 import { createOrchestrator, type OutputChunk } from '../../../src/orchestrator/index.js'
 import { OutputCollector } from '../../../src/orchestrator/output.js'
 import { fakeSandboxes, type Script } from './fake-sandbox.js'
 
-const ws = mkdtempSync(join(tmpdir(), 'orch-out-ws-'))
-const outside = mkdtempSync(join(tmpdir(), 'orch-out-x-'))
+afterAll(removeTempDirs)
+const ws = tempDir('orch-out-ws-')
+const outside = tempDir('orch-out-x-')
 
 function collect(keep: 'head' | 'tail' | 'head-tail', max: number, ...parts: (string | Buffer)[]) {
   const c = new OutputCollector('stdout', max, keep)

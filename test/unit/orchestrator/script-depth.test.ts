@@ -4,15 +4,13 @@
  * exec() and assess() promise to reject with — never a RangeError from a
  * stack overflow. Nothing runs.
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../src/errors.js'
 import { createOrchestrator } from '../../../src/orchestrator/index.js'
 import { fakeSandboxes } from './fake-sandbox.js'
+import { dir } from './harness.js'
 
-const ws = mkdtempSync(join(tmpdir(), 'orch-depth-'))
+const ws = dir('depth')
 
 describe('deeply nested scripts', () => {
   const chain = (op: string, n: number) => Array.from({ length: n }, () => 'ls').join(op)

@@ -20,6 +20,7 @@ import { SetupError } from '../../../errors.js'
 import { loadNative } from '../../../native/load.js'
 import { fromNativeError } from '../../../native/native-error.js'
 import type { LauncherPlan } from '../landlock/plan.js'
+import { readOutput, type CollectedOutput } from './output.js'
 import { WIRE } from './wire.js'
 import { closeQuietly, zygoteFor, type ChildExit, type ChildFds, type Zygote } from './zygote.js'
 
@@ -61,15 +62,15 @@ export interface LaunchSpec {
   stderr: 'pipe' | 'inherit' | 'ignore'
   input?: string | Uint8Array
   maxBuffer?: number
+  /** Keep stdout and stderr interleaved as well (`Exit.all`). */
+  all?: boolean
+  /** Hand the caller streams of its piped stdio (`spawn()`); without, output is only collected and a piped stdin gets `input` or end of file. */
+  streams: boolean
 }
 
-export interface Exit {
+export interface Exit extends CollectedOutput {
   exitCode: number | null
   signal: NodeJS.Signals | null
-  stdout: string
-  stderr: string
-  /** Output beyond maxBuffer was dropped. */
-  truncated: boolean
 }
 
 /** The started child, as much of a ChildProcess as the sandbox needs. */
@@ -91,27 +92,6 @@ export interface Launched {
   /** Everything the launcher said, once the status pipe closed. */
   final: Promise<FinalStatus>
   exit: Promise<Exit>
-}
-
-function readAll(stream: Readable | null | undefined, max: number): Promise<{ text: string; truncated: boolean }> {
-  return new Promise((resolve) => {
-    if (!stream) return resolve({ text: '', truncated: false })
-    const chunks: Buffer[] = []
-    let size = 0
-    let truncated = false
-    stream.on('data', (d: Buffer) => {
-      if (size + d.length > max) {
-        truncated = true
-        d = d.subarray(0, Math.max(0, max - size))
-      }
-      size += d.length
-      if (d.length) chunks.push(d)
-    })
-    const done = () => resolve({ text: Buffer.concat(chunks).toString('utf8'), truncated })
-    stream.on('end', done)
-    stream.on('close', done)
-    stream.on('error', done)
-  })
 }
 
 /** The command's wait status as the launcher's supervisor saw it. */
@@ -211,14 +191,25 @@ function childDescriptors(spec: LaunchSpec, stdinKind: 'pipe' | 'ignore' | 'inhe
 }
 
 /**
- * node:net, only for a run that pipes the command's own stdio (streams are
- * what the caller gets then): loading it costs a `cordon run` with
- * inherited stdio ~8 ms that it has no use for.
+ * Our end of a piped stdin. `spawn()` hands the caller a stream (node:net,
+ * loaded then only); its errors — a write after the command ended, EPIPE —
+ * reach the caller's write callback and any 'error' listener it adds, but
+ * never become an uncaught exception. A `run()` writes `input`, or closes
+ * the pipe at once: a command that reads stdin sees end of file instead of
+ * waiting for a writer nobody has.
  */
 let net: typeof import('node:net') | undefined
-const socket = (fd: number, readable: boolean) => new (net ??= createRequire(import.meta.url)('node:net') as typeof import('node:net')).Socket({ fd, readable, writable: !readable })
-const reader = (fd: number | undefined) => (fd === undefined ? null : socket(fd, true))
-const writer = (fd: number | undefined) => (fd === undefined ? null : socket(fd, false))
+function stdinFor(fd: number | undefined, spec: LaunchSpec): Writable | null {
+  if (fd === undefined) return null
+  if (!spec.streams && spec.input === undefined) {
+    closeQuietly(fd)
+    return null
+  }
+  const socket = new (net ??= createRequire(import.meta.url)('node:net') as typeof import('node:net')).Socket({ fd, readable: false, writable: true })
+  socket.on('error', () => {})
+  if (spec.input !== undefined) socket.end(spec.input)
+  return spec.streams ? socket : null
+}
 
 /**
  * Open the bind sources of a namespace-mode launch. A path that now meets a
@@ -265,35 +256,24 @@ export function launch(spec: LaunchSpec): Launched {
   const z = zygoteFor(spec.launcher)
   const pairs = childDescriptors(spec, stdinKind)
   const { pid, exited } = startChild(z, spec, pairs)
-  const [stdin, stdout, stderr] = [writer(pairs[0]!.mine), reader(pairs[1]!.mine), reader(pairs[2]!.mine)]
   const statusRead = statusReader(pairs[4]!.mine!)
-  if (spec.input !== undefined) {
-    stdin?.on('error', () => {})
-    stdin?.end(spec.input)
-  }
-  const child: LaunchedChild = { pid, stdin, stdout, stderr, exitCode: null, signalCode: null, kill: (signal, group) => z.kill(pid, signal, group) }
-  const max = spec.maxBuffer ?? 64 * 1024 * 1024
-  const out = readAll(stdout, max)
-  const err = readAll(stderr, max)
+  const stdin = stdinFor(pairs[0]!.mine, spec)
+  const output = readOutput(pairs[1]!.mine, pairs[2]!.mine, { max: spec.maxBuffer ?? 64 * 1024 * 1024, all: spec.all === true, streams: spec.streams })
+  const child: LaunchedChild = { pid, stdin, stdout: output.stdout, stderr: output.stderr, exitCode: null, signalCode: null, kill: (signal, group) => z.kill(pid, signal, group) }
   const done = exited.then((x) => {
     child.exitCode = x.exitCode
     child.signalCode = x.signal
     stdin?.destroy() // as node:child_process does: nobody reads it any more
+    output.drain()
     return x
   })
-  const exit = Promise.all([done, out, err]).then(([x, o, e]) => ({
-    exitCode: x.exitCode,
-    signal: x.signal,
-    stdout: o.text,
-    stderr: e.text,
-    truncated: o.truncated || e.truncated,
-  }))
+  const exit = Promise.all([done, output.done]).then(([x, out]): Exit => ({ exitCode: x.exitCode, signal: x.signal, ...out }))
   return { child, started: statusRead.started, final: statusRead.final, exit }
 }
 
 /** A launcher error record → the typed error the caller sees. */
-export function setupErrorFrom(status: LaunchStatus | undefined, exitCode: number | null | undefined, stderr: string): SetupError {
+export function setupErrorFrom(status: LaunchStatus | undefined, exitCode: number | null | undefined, stderr: Uint8Array | string): SetupError {
   if (status && !status.ok) return fromNativeError(status, { step: 'unknown' })
-  const tail = stderr.trim().split('\n').slice(-3).join(' | ')
+  const tail = Buffer.from(stderr).toString('utf8').trim().split('\n').slice(-3).join(' | ')
   return new SetupError('launch', 'spawn', 0, 'EUNKNOWN', `the sandbox exited ${exitCode ?? '?'} before reporting${tail ? `: ${tail}` : ''}`)
 }

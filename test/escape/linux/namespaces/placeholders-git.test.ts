@@ -8,9 +8,12 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect } from 'vitest'
 import { createSandbox } from '../../../../src/index.js'
 import { makeTestTmpDir } from '../../../helpers/paths.js'
+import { namespacesMissing } from '../../../helpers/modes.js'
+import { self } from '../../../helpers/identity.js'
+import { itWhere } from '../../../helpers/requirements.js'
 
 const made: string[] = []
 afterAll(() => made.forEach((d) => spawnSync('rm', ['-rf', d])))
@@ -21,22 +24,10 @@ const git = (ws: string, ...args: string[]) => {
   return r.stdout
 }
 
-function unavailable(ws: string): string | undefined {
-  try {
-    createSandbox({ cwd: ws, mode: 'namespaces' }).close()
-    return undefined
-  } catch (e) {
-    return (e as Error).message
-  }
-}
-
 describe('placeholders and git (namespace mode)', () => {
   const ws = makeTestTmpDir('ph-git-')
   made.push(ws)
-  const skip = unavailable(ws)
-  if (skip) console.warn(`[placeholder git test] namespace mode unavailable here, skipped: ${skip}`)
-
-  it.skipIf(skip !== undefined)('while a run is active and after it, git status is clean and git add stages nothing', async () => {
+  itWhere(namespacesMissing(self()), 'while a run is active and after it, git status is clean and git add stages nothing', async () => {
     git(ws, 'init', '-q')
     mkdirSync(join(ws, '.vscode')) // .vscode/tasks.json is protected: a placeholder inside .vscode
     const sb = createSandbox({ cwd: ws, mode: 'namespaces' })

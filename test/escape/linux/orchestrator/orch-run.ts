@@ -25,7 +25,8 @@ export interface OrchReply {
 
 export function runOrchestrator(identity: Identity, home: string, job: OrchJob, timeoutMs = 60_000): Promise<OrchReply> {
   const [file, ...args] = identity.wrap([process.execPath, driver])
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C' }
+  // The identity's TMPDIR and XDG_RUNTIME_DIR: its temp files stay in the run's own root.
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C', ...identity.env }
   const child = spawn(file!, args, { env, stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs })
   let out = ''
   let err = ''

@@ -7,13 +7,13 @@
  */
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, expect, it } from 'vitest'
 import { createOrchestrator, type OutputChunk } from '../../../../src/orchestrator/index.js'
-import { modes, removeTempDirs, tempDir } from './env.js'
+import { describeModes, removeTempDirs, tempDir } from './env.js'
 
 afterAll(removeTempDirs)
 
-describe.each(modes())('sandbox mode %s', (mode) => {
+describeModes((mode) => {
   it('onOutput sees output while the command runs, stream by stream', async () => {
     const ws = tempDir('req-stream')
     const orch = createOrchestrator({ sandbox: { cwd: ws, mode }, onApproval: () => 'approved' })

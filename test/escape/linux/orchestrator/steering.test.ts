@@ -222,7 +222,7 @@ describe('the driver', () => {
   it('reports a rejection as an error', async () => {
     const { identities } = await import('../../../helpers/identity.js')
     const root = identities()[0]!
-    if (root.skip) return
+    if (root.missing) return
     const r = await runOrchestrator(root, '/nonexistent', { options: { rules: ['/nonexistent/rules'] }, requests: [{ command: ['true'] }] })
     expect(r.error?.name).toBe('PolicyError')
   })

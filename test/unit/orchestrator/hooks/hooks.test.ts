@@ -4,11 +4,13 @@
  * starts — a setsid'd grandchild included — outlives it (its timeout, or
  * its exit).
  */
-import { existsSync, mkdtempSync, realpathSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { runHook, type PermissionRequestInput, type PostToolUseInput, type PreToolUseInput } from '../../../../src/orchestrator/hooks/hooks.js'
+import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
+
+afterAll(removeTempDirs)
 
 const node = (code: string) => ({ command: [process.execPath, '-e', code] })
 const pre: PreToolUseInput = { event: 'PreToolUse', command: ['git', 'push'], cwd: '/w', sandboxPermissions: 'use_default' }
@@ -54,7 +56,7 @@ describe('external hook commands', () => {
   })
 
   it('a hook that outlives its timeout is killed with its children', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hook-'))
+    const dir = tempDir('hook-')
     const marker = join(dir, 'survived')
     // The hook forks a child that would write the marker after 600 ms, then hangs.
     const hook = { command: ['/bin/sh', '-c', `(sleep 0.6; touch ${marker}) & sleep 30`], timeoutMs: 150 }
@@ -71,7 +73,7 @@ describe('external hook commands', () => {
     ['times out', 150, 'sleep 30', /timed out after 150 ms/],
     ['answers and exits at once', 10_000, `echo '{"decision":"allow"}'`, undefined],
   ])('a grandchild that calls setsid dies with the hook when the hook %s', async (_when, timeoutMs, then, error) => {
-    const dir = mkdtempSync(join(tmpdir(), 'hook-'))
+    const dir = tempDir('hook-')
     const marker = join(dir, 'survived')
     const started = join(dir, 'started')
     const hook = { command: ['/bin/sh', '-c', `(setsid sh -c 'touch ${started}; sleep 0.6; touch ${marker}' &); while [ ! -e ${started} ]; do sleep 0.01; done; ${then}`], timeoutMs }
@@ -88,7 +90,7 @@ describe('external hook commands', () => {
   })
 
   it('gets the environment and the working directory it asks for', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hook-cwd-'))
+    const dir = tempDir('hook-cwd-')
     const hook = { command: ['/bin/sh', '-c', `printf '{"decision":"block","reason":"%s %s"}' "$HOOK_X" "$(pwd)"`], env: { HOOK_X: 'x1' }, cwd: dir }
     expect(await run(hook)).toEqual({ output: { decision: 'block', reason: `x1 ${realpathSync(dir)}` } })
   })
