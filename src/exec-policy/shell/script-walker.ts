@@ -15,10 +15,18 @@
  * sibling of an ancestor.
  */
 import type { TreeCursor } from 'web-tree-sitter'
+import { PolicyError } from '../../errors.js'
 import type { GrammarTables } from './grammar-tables.js'
 import { numberWord, unescapeBareWord, unescapeDoubleQuoted, wordHasExpansion } from './shell-words.js'
 
 const SEPARATORS = new Set(['&&', '||', ';', '|'])
+
+/**
+ * Lists nest one level per operator (`a && b && c` is list(list(a, b), c)),
+ * and statements() recurses per level: ~10,000 chained `&&` (30 KB) overflow
+ * the stack. Deeper than this is refused with a PolicyError, never a RangeError.
+ */
+const MAX_LIST_NESTING = 1000
 
 interface Part {
   readonly value: string
@@ -88,7 +96,10 @@ export class Walker {
   }
 
   /** Node on program / list / pipeline: every child must be a command, a nested list, or a separator. */
-  statements(): boolean {
+  statements(nesting = 0): boolean {
+    if (nesting > MAX_LIST_NESTING) {
+      throw new PolicyError(`the script nests lists more than ${MAX_LIST_NESTING} deep (a && b && … or a || b || …): too deep to analyse`, { where: 'command' })
+    }
     const depth = this.enter()
     while (this.depth > depth) {
       const type = this.type
@@ -98,7 +109,7 @@ export class Walker {
       } else if (type === 'command') {
         if (!this.command()) return false
       } else if (type === 'list' || type === 'pipeline') {
-        if (!this.statements()) return false
+        if (!this.statements(nesting + 1)) return false
       } else if (type === 'comment') {
         this.skip()
       } else {
