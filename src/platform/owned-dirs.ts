@@ -145,7 +145,26 @@ export function sweepStale(parent: string, prefix: string): Promise<string[]> {
   }
   const re = namePattern(prefix)
   const candidates = names.filter((n) => re.test(n)).map((n) => join(parent, n))
-  return candidates.length === 0 ? Promise.resolve([]) : removeDead(candidates)
+  return candidates.length === 0 ? Promise.resolve([]) : removeDead(someOf(candidates, SWEEP_BATCH))
+}
+
+/**
+ * At most this many candidates per process. The checks are asynchronous, but
+ * a one-shot process (`cordon run`) still waits for them before it exits: on
+ * a /tmp holding hundreds of unmarked dirs the unbounded sweep added ~80 ms
+ * to every CLI run. A random few per process still clears a crashed
+ * caller's leftovers within a few starts.
+ */
+const SWEEP_BATCH = 8
+
+function someOf<T>(items: readonly T[], n: number): T[] {
+  if (items.length <= n) return [...items]
+  const pool = [...items]
+  for (let i = 0; i < n; i++) {
+    const j = i + Math.floor(Math.random() * (pool.length - i))
+    ;[pool[i], pool[j]] = [pool[j]!, pool[i]!]
+  }
+  return pool.slice(0, n)
 }
 
 async function removeDead(dirs: readonly string[]): Promise<string[]> {
