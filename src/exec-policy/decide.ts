@@ -5,12 +5,15 @@
  */
 import type { Parser } from 'web-tree-sitter'
 import { proposeAmendment } from './rules/amendment.js'
-import { splitCommand, type CommandSplit } from './shell/command-split.js'
+import { splitCommand, type CommandSplit, type Segment } from './shell/command-split.js'
 import { dangerousReason } from './heuristics/dangerous-commands.js'
-import { matchRules } from './rules/matcher.js'
-import { trustedProgramName } from './shell/program-name.js'
+import { hiddenRuledPrograms } from './rules/hidden-programs.js'
+import { matchRules, possibleMatches } from './rules/matcher.js'
+import { prepareWorkspace, writeVerdict, type PreparedWorkspace, type Workspace } from './heuristics/redirections.js'
+import { gitSubcommandIndex } from './heuristics/flags.js'
+import { basenameOf, trustedProgramName } from './shell/program-name.js'
 import { prepareResolve, resolveWith, type PreparedResolve, type ResolvedProgram, type ResolveOptions } from './shell/resolve-program.js'
-import { isKnownSafe } from './heuristics/safe-commands.js'
+import { isKnownSafe, isKnownSafeForAnyArguments } from './heuristics/safe-commands.js'
 import { stricter, type CommandDecision, type Decision, type DecisionSource, type MatchedRule, type Policy, type SegmentDecision } from './types.js'
 
 export interface DecideOptions {
@@ -20,17 +23,36 @@ export interface DecideOptions {
    * or writable PATH entry, or to a path `host_executable` does not list.
    */
   readonly resolve?: ResolveOptions
+  /**
+   * Where the command runs, for judging what its redirections write
+   * (heuristics/redirections.ts). Defaults to `resolve`'s cwd and writable
+   * roots; with neither, every redirection to a file is asked about.
+   */
+  readonly workspace?: Workspace
 }
 
 /** When several segments share the strictest decision, the overall source is the first of these present. */
 const SOURCE_PRIORITY: readonly DecisionSource[] = ['rule', 'heuristic-dangerous', 'default', 'heuristic-safe']
 
+/** Per-decision context: lookups prepared on first need. */
+interface Context {
+  readonly resolve: Resolver | undefined
+  readonly workspace: () => PreparedWorkspace | undefined
+}
+
 export function decideCommand(parser: Parser, policy: Policy, argv: readonly string[], options: DecideOptions = {}): CommandDecision {
   const split = splitCommand(parser, policy, argv)
   if (split.opaque) return combine([decideOpaque(policy, split)], true)
-  const resolver = options.resolve ? resolverFor(options.resolve) : undefined
-  const segments = split.segments.map((segment) => decideSegment(policy, segment, resolver))
+  const ctx: Context = { resolve: options.resolve ? resolverFor(options.resolve) : undefined, workspace: workspaceFor(options) }
+  const segments: SegmentDecision[] = []
+  const decided = new Map<Segment, SegmentDecision>()
+  for (const segment of split.segments) {
+    const seg = decideSegment(policy, segment, ctx)
+    segments.push(seg)
+    decided.set(segment, seg)
+  }
   for (const also of alsoCheckSegments(policy, split.alsoCheck)) segments.push(also)
+  if (split.unplaced.length > 0) for (const hidden of hiddenPrograms(policy, split.unplaced, decided)) segments.push(hidden)
   return combine(segments, false)
 }
 
@@ -42,20 +64,62 @@ function resolverFor(options: ResolveOptions): Resolver {
   return (program) => resolveWith(program, (prepared ??= prepareResolve(options)))
 }
 
-function decideSegment(policy: Policy, argv: readonly string[], resolver: Resolver | undefined): SegmentDecision {
-  const matchedRules = matchRules(policy, argv)
-  const decided: SegmentDecision =
-    matchedRules.length > 0 ? { argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules } : heuristic(policy, argv)
-  return resolver ? checkResolution(policy, decided, resolver) : decided
+function workspaceFor(options: DecideOptions): () => PreparedWorkspace | undefined {
+  const ws = options.workspace ?? (options.resolve ? { cwd: options.resolve.cwd, writableRoots: options.resolve.writableRoots } : undefined)
+  let prepared: PreparedWorkspace | undefined
+  return () => (ws ? (prepared ??= prepareWorkspace(ws)) : undefined)
 }
 
-function heuristic(policy: Policy, argv: readonly string[]): SegmentDecision {
-  const danger = dangerousReason(argv)
+/** Index of the first word whose value is not known before the command runs (a glob, xargs input); argv.length if none. */
+function firstUnknown(seg: Segment): number {
+  let first = seg.unknownFrom ?? seg.argv.length
+  if (seg.globs) for (let i = 0; i < first; i++) if (seg.globs[i]) first = i
+  return first
+}
+
+function decideSegment(policy: Policy, seg: Segment, ctx: Context): SegmentDecision {
+  const { argv } = seg
+  const first = firstUnknown(seg)
+  // Only the words before the first unknown one are certain: a rule matches for sure only within them.
+  const matchedRules = matchRules(policy, first < argv.length ? argv.slice(0, first) : argv)
+  let decided: SegmentDecision =
+    matchedRules.length > 0 ? { argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules } : heuristic(policy, seg, first < argv.length)
+  if (first < argv.length) decided = withPossibleRules(decided, possibleMatches(policy, argv, seg))
+  if (seg.redirects) decided = withWrites(decided, seg, ctx)
+  return ctx.resolve ? checkResolution(policy, decided, ctx.resolve) : decided
+}
+
+function heuristic(policy: Policy, seg: Segment, hasGlob: boolean): SegmentDecision {
+  const { argv } = seg
+  const danger = dangerousReason(argv, seg.globs)
   if (danger) return { argv, decision: 'prompt', source: 'heuristic-dangerous', matchedRules: [], reason: danger }
   const program = argv[0] as string
   const name = trustedProgramName(policy, program)
-  if (name !== undefined && isKnownSafe(name === program ? argv : [name, ...argv.slice(1)])) return { argv, decision: 'allow', source: 'heuristic-safe', matchedRules: [] }
-  return { argv, decision: 'prompt', source: 'default', matchedRules: [], reason: 'no rule matched and the command is not known safe' }
+  if (name !== undefined && (hasGlob ? isKnownSafeForAnyArguments(name) : isKnownSafe(name === program ? argv : [name, ...argv.slice(1)]))) {
+    return { argv, decision: 'allow', source: 'heuristic-safe', matchedRules: [] }
+  }
+  const reason = hasGlob && name !== undefined && isKnownSafe([name]) ? 'a glob in the arguments of a command that is safe only with some arguments' : 'no rule matched and the command is not known safe'
+  return { argv, decision: 'prompt', source: 'default', matchedRules: [], reason }
+}
+
+/** Prompt/forbidden rules a glob or an unknown tail could make match: asked (not forbidden: they may not match). */
+function withPossibleRules(seg: SegmentDecision, possible: readonly MatchedRule[]): SegmentDecision {
+  if (possible.length === 0 || seg.decision === 'forbidden') return seg
+  const where = possible.map((m) => m.where).join(', ')
+  return { ...seg, decision: 'prompt', source: 'rule', matchedRules: [...seg.matchedRules, ...possible], reason: `a glob or an unknown word could make it match the rule at ${where}` }
+}
+
+/** Redirections: a write makes a command not read-only; a write outside the workspace is asked. */
+function withWrites(seg: SegmentDecision, segment: Segment, ctx: Context): SegmentDecision {
+  const verdict = writeVerdict(segment.redirects ?? [], segment.cwdUnknown === true, ctx.workspace())
+  if (verdict.kind === 'none') return seg
+  if (verdict.kind === 'workspace') {
+    if (seg.source !== 'heuristic-safe') return seg
+    return { ...seg, decision: 'prompt', source: 'default', reason: `writes ${verdict.targets.join(', ')} (a redirection): not read-only` }
+  }
+  if (seg.decision === 'forbidden') return seg
+  const source: DecisionSource = seg.source === 'rule' && seg.decision === 'prompt' ? 'rule' : 'heuristic-dangerous'
+  return { ...seg, decision: 'prompt', source, reason: verdict.reason }
 }
 
 /** An allowed bare name must resolve to a program the command could not have planted. */
@@ -77,7 +141,7 @@ function checkResolution(policy: Policy, seg: SegmentDecision, resolve: Resolver
  * `rm -rf / > /dev/null` is still forbidden by a rule forbidding `rm`.
  */
 function decideOpaque(policy: Policy, split: CommandSplit): SegmentDecision {
-  const argv = split.segments[0] as string[]
+  const argv = (split.segments[0] as Segment).argv
   const hinted = split.hints.flatMap((hint) => matchRules(policy, hint).filter((m) => m.decision === 'forbidden'))
   const matchedRules = [...matchRules(policy, argv), ...hinted]
   const danger = split.hints.map((hint) => dangerousReason(hint)).find((r) => r !== undefined)
@@ -89,15 +153,56 @@ function decideOpaque(policy: Policy, split: CommandSplit): SegmentDecision {
 /**
  * Argvs that also run (an unwrapped `bash -lc`, the `rm` in `env X=1 rm`):
  * their prompt/forbidden rules apply; allow rules and heuristics do not, since
- * the segment itself was already decided as written.
+ * the segment itself was already decided as written. A rule that a glob or
+ * xargs input could make match is asked.
  */
-function alsoCheckSegments(policy: Policy, argvs: readonly (readonly string[])[]): SegmentDecision[] {
+function alsoCheckSegments(policy: Policy, segments: readonly Segment[]): SegmentDecision[] {
   const out: SegmentDecision[] = []
-  for (const argv of argvs) {
-    const matchedRules = matchRules(policy, argv).filter((m) => m.decision !== 'allow')
-    if (matchedRules.length > 0) out.push({ argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules })
+  for (const seg of segments) {
+    const { argv } = seg
+    const first = firstUnknown(seg)
+    const matchedRules = matchRules(policy, first < argv.length ? argv.slice(0, first) : argv).filter((m) => m.decision !== 'allow')
+    let decided: SegmentDecision = { argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules }
+    if (first < argv.length || seg.unknownFrom !== undefined) decided = withPossibleRules(decided, possibleMatches(policy, argv, seg))
+    if (decided.matchedRules.length > 0) out.push(decided)
   }
   return out
+}
+
+/**
+ * Issue 13 §2: a program a prompt/forbidden rule names, in the arguments of
+ * a command cordon cannot place (not allowed by a rule, not known safe, or a
+ * wrapper whose options it cannot read), is asked about: that command may
+ * run it. git's subcommand word is git's own (`git rm` is not rm).
+ */
+function hiddenPrograms(policy: Policy, unplaced: CommandSplit['unplaced'], decided: ReadonlyMap<Segment, SegmentDecision>): SegmentDecision[] {
+  const out: SegmentDecision[] = []
+  for (const { segment, why } of unplaced) {
+    const { argv } = segment
+    if (argv.length < 2) continue
+    if (why === undefined && vouchedFor(policy, segment, decided.get(segment))) continue
+    const found = hiddenRuledPrograms(policy, argumentsToSearch(argv))
+    if (found.length === 0) continue
+    const names = [...new Set(found.map((m) => m.matchedPrefix[0]))].join(', ')
+    const reason = `${names} (named by the rule at ${found.map((m) => m.where).join(', ')}) appears in the arguments of ${argv[0]}${why ? ` (${why})` : ''}, which may run it`
+    out.push({ argv, decision: 'prompt', source: 'rule', matchedRules: found, reason })
+  }
+  return out
+}
+
+/** A rule matched the command (its author decided it), or it is known safe (its arguments run nothing). */
+function vouchedFor(policy: Policy, segment: Segment, seg: SegmentDecision | undefined): boolean {
+  if (seg) return seg.source === 'rule' || seg.source === 'heuristic-safe'
+  const { argv } = segment
+  if (matchRules(policy, argv).length > 0) return true
+  const name = trustedProgramName(policy, argv[0] as string)
+  return name !== undefined && isKnownSafe([name, ...argv.slice(1)])
+}
+
+function argumentsToSearch(argv: readonly string[]): readonly string[] {
+  if (basenameOf(argv[0] as string) !== 'git') return argv.slice(1)
+  const at = gitSubcommandIndex(argv)
+  return at < 0 ? argv.slice(1) : [...argv.slice(1, at), ...argv.slice(at + 1)]
 }
 
 // Plain loops below: every decide() runs them, and V8's flatMap alone costs more than the rest of combine().

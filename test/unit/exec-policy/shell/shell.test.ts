@@ -38,7 +38,7 @@ describe('the grammar', () => {
 
 const commandsOf = (script: string): readonly (readonly string[])[] | string => {
   const split = splitScript(parser, script)
-  return split.opaque ? `opaque: ${split.reason}` : split.commands
+  return split.opaque ? `opaque: ${split.reason}` : split.commands.map((c) => c.argv)
 }
 
 describe('splitting plain scripts', () => {
@@ -60,40 +60,49 @@ describe('splitting plain scripts', () => {
 
 describe('anything else is opaque', () => {
   it.each([
-    ['echo $(id)', 'command_substitution'],
-    ['echo `id`', 'command_substitution'],
-    ['echo "$HOME"', 'simple_expansion in string'],
-    ['echo $HOME', 'simple_expansion'],
-    ['echo ${HOME}', 'expansion'],
-    ['echo "$"', 'in string'],
-    ["echo $'\\x41'", 'ansi_c_string'],
-    ['X=1 git status', 'variable_assignment in command'],
-    ['export X=1', 'declaration_command'],
-    ['ls > out', 'redirected_statement'],
-    ['ls 2>/dev/null', 'redirected_statement'],
-    ['cat <<EOF\nhi\nEOF', 'redirected_statement'],
-    ['cat <<< hi', 'herestring_redirect'],
-    ['diff <(ls a) <(ls b)', 'process_substitution'],
+    ['echo $(id)', 'expansion ($)'],
+    ['echo `id`', 'command substitution'],
+    ['echo "$HOME"', 'expansion ($) in double quotes'],
+    ['echo $HOME', 'expansion ($)'],
+    ['echo "$"', 'in double quotes'],
+    ["echo $'\\x41'", 'expansion ($)'],
+    ['X=1 git status', 'assignment'],
+    ['export X=1', "builtin 'export'"],
+    ['cat <<EOF\nhi\nEOF', 'here-document'],
+    ['cat <<< hi', 'here-string'],
+    ['diff <(ls a) <(ls b)', 'process substitution'],
     ['(cd x && ls)', 'subshell'],
-    ['{ ls; }', 'compound_statement'],
+    ['{ ls; }', "'{'"],
     ['sleep 1 &', "operator '&'"],
     ['a |& b', "operator '|&'"],
-    ['if true; then ls; fi', 'if_statement'],
-    ['for f in a; do ls; done', 'for_statement'],
-    ['f() { ls; }; f', 'function_definition'],
-    ['! ls', 'negated_command'],
-    ['[[ -f x ]]', 'test_command'],
-    ['ls *.ts', 'expansion in word'],
-    ['ls file?', 'expansion in word'],
-    ['ls [ab]', 'expansion in word'],
-    ['echo {a,b}', 'expansion in word'],
-    ['echo {1..3}', 'brace_expression'],
-    ['cat ~/.ssh/id_rsa', 'expansion in word'],
-    ['make DIR=~/x', 'expansion in word'],
-    ['echo $((1+1))', 'arithmetic_expansion'],
-    ['ls "unterminated', 'syntax error'],
+    ['ls &> out', "operator '&'"],
+    ['ls >&out', "only a single-digit fd or '-'"],
+    ['if true; then ls; fi', "reserved word 'if'"],
+    ['for f in a; do ls; done', "reserved word 'for'"],
+    ['f() { ls; }; f', 'subshell, function'],
+    ['! ls', "reserved word '!'"],
+    ['[[ -f x ]]', "reserved word '[['"],
+    ['[ -f x ]', "unclosed '['"],
+    ['*.sh', 'glob in the program name'],
+    ['ls > *.txt', 'glob in a redirection target'],
+    ['echo {a,b}', 'brace expansion'],
+    ['echo {1..3}', 'brace expansion'],
+    ['cat ~/.ssh/id_rsa', 'tilde expansion'],
+    ['make DIR=~/x', 'tilde expansion'],
+    ['echo $((1+1))', 'expansion ($)'],
+    ['ls "unterminated', 'unterminated double quote'],
+    ['ls \\', 'backslash at the end'],
     ['', 'empty script'],
     ['# only a comment', 'empty script'],
+    ['a ;; b', "';;'"],
+    ['a &&', "nothing after '&&'"],
+    ['; a', 'empty command'],
+    ['> out', 'redirection without a command'],
+    ['%1', 'job spec'],
+    ['ls =rm', "starting with '='"],
+    ['ls a}', "unmatched '}'"],
+    ['test -v \'a[$(rm -rf src)]\'', 'evaluates array subscripts'],
+    ['r ls', "builtin 'r'"],
   ])('%j', (script, reason) => {
     expect(commandsOf(script)).toContain(reason)
   })
@@ -107,8 +116,8 @@ describe('smuggling a second command', () => {
     ['newline', ['bash', '-lc', 'git status\nrm -rf /'], 'forbidden', false],
     ['$() inside an argument', ['bash', '-lc', 'git status $(rm -rf /)'], 'forbidden', true],
     ['backticks', ['bash', '-lc', 'echo `rm -rf /`'], 'forbidden', true],
-    ['redirection hides rm', ['bash', '-lc', 'rm -rf / > /dev/null'], 'forbidden', true],
-    ['redirection on an allowed command', ['bash', '-lc', 'git status > .git/hooks/pre-commit'], 'prompt', true],
+    ['redirection hides rm', ['bash', '-lc', 'rm -rf / > /dev/null'], 'forbidden', false],
+    ['redirection on an allowed command', ['bash', '-lc', 'git status > .git/hooks/pre-commit'], 'prompt', false],
     ['nested bash -c', ['bash', '-lc', 'bash -c "rm -rf /"'], 'forbidden', false],
     ['nested sh -c with a substitution', ['bash', '-lc', "sh -c 'ls $(id)'"], 'prompt', true],
     ['triple nesting', ['bash', '-lc', "bash -c \"bash -c 'bash -c ls'\""], 'prompt', true],
@@ -149,15 +158,16 @@ describe('smuggling a second command', () => {
     const planted = exec.decide(['./bash', '-lc', 'ls'])
     expect(planted.decision).toBe('prompt')
     expect(planted.segments[0]?.argv).toEqual(['./bash', '-lc', 'ls'])
-    expect(exec.decide(['bash', '-lc', 'ls', 'extra-arg0']).decision).toBe('prompt')
+    // Words after the script are $0, $1…: the script is still `ls` (issue 13 §2).
+    expect(exec.decide(['bash', '-lc', 'ls', 'extra-arg0']).decision).toBe('allow')
     expect(exec.decide(['bash', '-x', 'ls']).decision).toBe('prompt')
   })
 
   it('an opaque script never gets an "always allow" suggestion', () => {
-    const result = exec.decide(['bash', '-lc', 'cargo build > log'])
+    const result = exec.decide(['bash', '-lc', 'cargo build $(cat flags)'])
     expect(result).toMatchObject({ decision: 'prompt', opaque: true, source: 'default' })
     expect(result.proposedAmendment).toBeUndefined()
-    expect(result.segments[0]?.reason).toContain('redirected_statement')
+    expect(result.segments[0]?.reason).toContain('expansion ($)')
   })
 
   it('repeated decisions give equal results (the split cache is not mutated)', () => {
