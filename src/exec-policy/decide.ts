@@ -31,6 +31,12 @@ export interface DecideOptions {
   readonly workspace?: Workspace
 }
 
+/**
+ * Segments whose argv as written is not what runs (a glob expands): an
+ * "always allow" rule made of it would never match what it was meant for.
+ */
+const NO_AMENDMENT = new WeakSet<SegmentDecision>()
+
 /** When several segments share the strictest decision, the overall source is the first of these present. */
 const SOURCE_PRIORITY: readonly DecisionSource[] = ['rule', 'heuristic-dangerous', 'default', 'heuristic-safe']
 
@@ -86,7 +92,9 @@ function decideSegment(policy: Policy, seg: Segment, ctx: Context): SegmentDecis
     matchedRules.length > 0 ? { argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules } : heuristic(policy, seg, first < argv.length)
   if (first < argv.length) decided = withPossibleRules(decided, possibleMatches(policy, argv, seg))
   if (seg.redirects) decided = withWrites(decided, seg, ctx)
-  return ctx.resolve ? checkResolution(policy, decided, ctx.resolve) : decided
+  if (ctx.resolve) decided = checkResolution(policy, decided, ctx.resolve)
+  if (first < argv.length) NO_AMENDMENT.add(decided)
+  return decided
 }
 
 function heuristic(policy: Policy, seg: Segment, hasGlob: boolean): SegmentDecision {
@@ -233,7 +241,7 @@ function amendmentFor(segments: readonly SegmentDecision[], decision: Decision):
   if (decision !== 'prompt') return undefined
   const pending = segments.filter((s) => s.decision !== 'allow')
   const only = pending[0]
-  return pending.length === 1 && only?.source === 'default' ? proposeAmendment(only.argv) : undefined
+  return pending.length === 1 && only?.source === 'default' && !NO_AMENDMENT.has(only) ? proposeAmendment(only.argv) : undefined
 }
 
 function strictest(matches: readonly MatchedRule[], floor: Decision): Decision {

@@ -20,7 +20,7 @@ import { isShellName, readShellInvocation } from './shell-invocation.js'
 import type { Redirect, ScriptCommand } from './script-reader.js'
 import { splitScript } from './shell-script.js'
 import type { Policy } from '../types.js'
-import { innerCommand } from './wrappers.js'
+import { innerCommand, isTransparentWrapper } from './wrappers.js'
 
 /** One command that runs, with what is known about its words. */
 export interface Segment {
@@ -49,7 +49,9 @@ export interface CommandSplit {
   readonly unplaced: readonly { readonly segment: Segment; readonly why?: string }[]
 }
 
+/** Shells inside shells (each level is a parse); wrappers inside wrappers (cheap) may go deeper. */
 const MAX_NESTING = 3
+const MAX_WRAPPERS = 8
 /** Builtins after which a relative path in a later command of the same script is relative to somewhere else. */
 const CHANGES_DIRECTORY = new Set(['cd', 'pushd', 'popd'])
 
@@ -62,10 +64,11 @@ export function shellScriptOf(policy: Policy, argv: readonly string[]): string |
 }
 
 export function splitCommand(parser: Parser, policy: Policy, argv: readonly string[]): CommandSplit {
-  return splitSegment(parser, policy, { argv }, 0)
+  return splitSegment(parser, policy, { argv }, 0, 0)
 }
 
-function splitSegment(parser: Parser, policy: Policy, segment: Segment, depth: number): CommandSplit {
+/** `depth`: shells this segment is inside; `wraps`: wrappers it is inside. */
+function splitSegment(parser: Parser, policy: Policy, segment: Segment, depth: number, wraps: number): CommandSplit {
   const { argv } = segment
   const name = trustedProgramName(policy, argv[0] as string)
   if (name !== undefined && isShellName(name)) {
@@ -77,8 +80,8 @@ function splitSegment(parser: Parser, policy: Policy, segment: Segment, depth: n
       return splitShell(parser, policy, segment, inv.script, depth)
     }
   }
-  if (depth >= MAX_NESTING) return plain(segment, [], [], [{ segment, why: 'wrappers nested too deeply' }])
-  return throughWrapper(parser, policy, segment, depth)
+  if (wraps >= MAX_WRAPPERS) return plain(segment, [], [], [{ segment, why: 'wrappers nested too deeply' }])
+  return throughWrapper(parser, policy, segment, depth, wraps)
 }
 
 /** A shell running SCRIPT: every command of the script, each split in turn. */
@@ -90,7 +93,7 @@ function splitShell(parser: Parser, policy: Policy, shell: Segment, script: stri
   const unplaced: CommandSplit['unplaced'][number][] = []
   let cwdUnknown = shell.cwdUnknown === true
   for (const command of split.commands) {
-    const inner = splitSegment(parser, policy, segmentOf(command, cwdUnknown), depth + 1)
+    const inner = splitSegment(parser, policy, segmentOf(command, cwdUnknown), depth + 1, 0)
     if (inner.opaque) return opaque(shell.argv, `inside ${command.argv[0]}: ${inner.reason}`, [...split.commands.map((c) => c.argv), ...inner.hints])
     append(segments, inner.segments)
     append(alsoCheck, inner.alsoCheck)
@@ -110,27 +113,37 @@ function segmentOf(command: ScriptCommand, cwdUnknown: boolean): Segment {
   }
 }
 
-/** A plain command, and what it runs if it is a wrapper. */
-function throughWrapper(parser: Parser, policy: Policy, segment: Segment, depth: number): CommandSplit {
+/**
+ * A plain command, and what it runs if it is a wrapper. In a script, a
+ * transparent builtin (`command ls`, `exec ls`, zsh's `noglob ls`) is the
+ * command it runs: that command is decided in its place, with its
+ * redirections. Any other wrapper is decided as written, and what it runs
+ * is checked.
+ */
+function throughWrapper(parser: Parser, policy: Policy, segment: Segment, depth: number, wraps: number): CommandSplit {
   const { argv } = segment
   const inner = innerCommand(argv, segment.globs)
   if (inner === undefined) return plain(segment, [], [], [{ segment }])
   if (inner.kind === 'none') return plain(segment, [], [], [])
   if (inner.kind === 'unknown') return plain(segment, [], [], [{ segment, why: inner.reason }])
+  // Builtins, so only inside a script: as an argv of its own, `command` is whatever file PATH finds.
+  const transparent = depth > 0 && inner.kind === 'argv' && isTransparentWrapper(argv[0] as string)
   const innerSegment: Segment =
     inner.kind === 'script'
       ? { argv: ['sh', '-c', inner.script], ...(segment.cwdUnknown ? { cwdUnknown: true } : {}) }
-      : sliceSegment(segment, inner.offset, inner.unknownFrom)
-  const split = splitSegment(parser, policy, innerSegment, depth + 1)
+      : sliceSegment(segment, inner.offset, inner.unknownFrom, transparent)
+  const split = splitSegment(parser, policy, innerSegment, depth, wraps + 1)
   if (split.opaque) return opaque(argv, `inside ${argv[0]}: ${split.reason}`, [innerSegment.argv, ...split.hints])
+  if (transparent) return { ...split, alsoCheck: [{ argv }, ...split.alsoCheck] }
   return plain(segment, [...split.segments, ...split.alsoCheck], split.hints, split.unplaced)
 }
 
-function sliceSegment(segment: Segment, offset: number, unknownFrom: number | undefined): Segment {
+function sliceSegment(segment: Segment, offset: number, unknownFrom: number | undefined, withRedirects: boolean): Segment {
   const globs = segment.globs?.slice(offset)
   return {
     argv: segment.argv.slice(offset),
     ...(globs?.some((g) => g !== undefined) ? { globs } : {}),
+    ...(withRedirects && segment.redirects ? { redirects: segment.redirects } : {}),
     ...(segment.cwdUnknown ? { cwdUnknown: true } : {}),
     ...(unknownFrom !== undefined ? { unknownFrom: unknownFrom - offset } : {}),
   }

@@ -31,6 +31,18 @@ export type Inner =
   | { readonly kind: 'none' }
   | { readonly kind: 'unknown'; readonly reason: string }
 
+/**
+ * Shell builtins that change nothing about the command they run but its
+ * argv[0] or its lookup (`command`, `exec`, and zsh's precommand modifiers):
+ * in a script, the command is decided in their place. busybox is not one:
+ * it is a file found through PATH, decided as written like any wrapper.
+ */
+const TRANSPARENT = new Set(['command', 'exec', 'noglob', 'nocorrect', '-'])
+
+export function isTransparentWrapper(word: string): boolean {
+  return TRANSPARENT.has(word)
+}
+
 /** The command `argv` runs on its behalf, one level deep, or undefined if argv[0] is not a wrapper. */
 export function innerCommand(argv: readonly string[], globs?: readonly (GlobPattern | undefined)[]): Inner | undefined {
   const name = basenameOf(argv[0] ?? '')

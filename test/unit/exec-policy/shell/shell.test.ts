@@ -108,6 +108,36 @@ describe('anything else is opaque', () => {
   })
 })
 
+describe('the splitter reads a script as bash does (issue 13 §1)', () => {
+  it.each([
+    ['a line starting with an escaped character is a new command', 'ls\n\\rm -rf src'],
+    ['a line continuation inside the program name', 'r\\\nm -rf src'],
+    ['a continuation between quoted parts of the name', "r\\\n'm' -rf src"],
+    ['a continuation right after an operator', 'ls &&\\\nrm -rf src'],
+    ['a comment ends at the newline even after a backslash', 'ls # c \\\nrm -rf src'],
+    ['an argument after a redirection target is an argument', 'ls > /dev/null rm; rm x'],
+  ])('%s', (_name, script) => {
+    const result = exec.decide(['bash', '-lc', script])
+    expect(result).toMatchObject({ decision: 'forbidden', opaque: false })
+  })
+
+  it('the argv decided is the argv bash passes', () => {
+    expect(exec.decide(['bash', '-lc', 'ls\n\\rm -rf src']).segments.map((s) => s.argv)).toEqual([['ls'], ['rm', '-rf', 'src']])
+    expect(exec.decide(['bash', '-lc', 'echo a\\\n#b']).segments.map((s) => s.argv)).toEqual([['echo', 'a#b']])
+    expect(exec.decide(['bash', '-lc', 'ls a > f b']).segments.map((s) => s.argv)).toEqual([['ls', 'a', 'b']])
+  })
+
+  it.each([
+    ['a job spec runs fg', '%1'],
+    ["zsh's and ksh's r re-runs a history line", 'r'],
+    ['bash evaluates a $(…) in an array subscript of a variable name', "test -v 'a[$(rm -rf src)]'"],
+    ['no-break space is not a blank to bash', 'ls\u00a0-la'],
+  ])('%s: not decided as a plain command', (_name, script) => {
+    const result = exec.decide(['bash', '-lc', JSON.parse(`"${script}"`)])
+    expect(result.decision).not.toBe('allow')
+  })
+})
+
 describe('smuggling a second command', () => {
   it.each([
     ['; after an allowed command', ['bash', '-lc', 'git status; rm -rf /'], 'forbidden', false],
