@@ -7,11 +7,10 @@ import type { Parser } from 'web-tree-sitter'
 import { proposeAmendment } from './rules/amendment.js'
 import { splitCommand, type CommandSplit, type Segment } from './shell/command-split.js'
 import { dangerousReason } from './heuristics/dangerous-commands.js'
-import { hiddenRuledPrograms } from './rules/hidden-programs.js'
+import { hiddenPrograms } from './rules/hidden-programs.js'
 import { matchRules, possibleMatches } from './rules/matcher.js'
 import { prepareWorkspace, writeVerdict, type PreparedWorkspace, type Workspace } from './heuristics/redirections.js'
-import { gitSubcommandIndex } from './heuristics/flags.js'
-import { basenameOf, trustedProgramName } from './shell/program-name.js'
+import { trustedProgramName } from './shell/program-name.js'
 import { prepareResolve, resolveWith, type PreparedResolve, type ResolvedProgram, type ResolveOptions } from './shell/resolve-program.js'
 import { isKnownSafe, isKnownSafeForAnyArguments } from './heuristics/safe-commands.js'
 import { stricter, type CommandDecision, type Decision, type DecisionSource, type MatchedRule, type Policy, type SegmentDecision } from './types.js'
@@ -58,7 +57,7 @@ export function decideCommand(parser: Parser, policy: Policy, argv: readonly str
     decided.set(segment, seg)
   }
   for (const also of alsoCheckSegments(policy, split.alsoCheck)) segments.push(also)
-  if (split.unplaced.length > 0) for (const hidden of hiddenPrograms(policy, split.unplaced, decided)) segments.push(hidden)
+  if (split.unplaced.length > 0) for (const hidden of hiddenPrograms(policy, split.unplaced, (segment) => decided.get(segment))) segments.push(hidden)
   return combine(segments, false)
 }
 
@@ -175,42 +174,6 @@ function alsoCheckSegments(policy: Policy, segments: readonly Segment[]): Segmen
     if (decided.matchedRules.length > 0) out.push(decided)
   }
   return out
-}
-
-/**
- * Issue 13 §2: a program a prompt/forbidden rule names, in the arguments of
- * a command cordon cannot place (not allowed by a rule, not known safe, or a
- * wrapper whose options it cannot read), is asked about: that command may
- * run it. git's subcommand word is git's own (`git rm` is not rm).
- */
-function hiddenPrograms(policy: Policy, unplaced: CommandSplit['unplaced'], decided: ReadonlyMap<Segment, SegmentDecision>): SegmentDecision[] {
-  const out: SegmentDecision[] = []
-  for (const { segment, why } of unplaced) {
-    const { argv } = segment
-    if (argv.length < 2) continue
-    if (why === undefined && vouchedFor(policy, segment, decided.get(segment))) continue
-    const found = hiddenRuledPrograms(policy, argumentsToSearch(argv))
-    if (found.length === 0) continue
-    const names = [...new Set(found.map((m) => m.matchedPrefix[0]))].join(', ')
-    const reason = `${names} (named by the rule at ${found.map((m) => m.where).join(', ')}) appears in the arguments of ${argv[0]}${why ? ` (${why})` : ''}, which may run it`
-    out.push({ argv, decision: 'prompt', source: 'rule', matchedRules: found, reason })
-  }
-  return out
-}
-
-/** A rule matched the command (its author decided it), or it is known safe (its arguments run nothing). */
-function vouchedFor(policy: Policy, segment: Segment, seg: SegmentDecision | undefined): boolean {
-  if (seg) return seg.source === 'rule' || seg.source === 'heuristic-safe'
-  const { argv } = segment
-  if (matchRules(policy, argv).length > 0) return true
-  const name = trustedProgramName(policy, argv[0] as string)
-  return name !== undefined && isKnownSafe([name, ...argv.slice(1)])
-}
-
-function argumentsToSearch(argv: readonly string[]): readonly string[] {
-  if (basenameOf(argv[0] as string) !== 'git') return argv.slice(1)
-  const at = gitSubcommandIndex(argv)
-  return at < 0 ? argv.slice(1) : [...argv.slice(1, at), ...argv.slice(at + 1)]
 }
 
 // Plain loops below: every decide() runs them, and V8's flatMap alone costs more than the rest of combine().

@@ -12,8 +12,12 @@
  * tokens that follow, a pattern longer than what follows counting as a
  * match (the rest may come from elsewhere).
  */
-import { basenameOf } from '../shell/program-name.js'
-import type { MatchedRule, Policy, PrefixRule } from '../types.js'
+import { gitSubcommandIndex } from '../heuristics/flags.js'
+import { isKnownSafe } from '../heuristics/safe-commands.js'
+import type { CommandSplit, Segment } from '../shell/command-split.js'
+import { basenameOf, trustedProgramName } from '../shell/program-name.js'
+import type { MatchedRule, Policy, PrefixRule, SegmentDecision } from '../types.js'
+import { matchRules } from './matcher.js'
 
 const SEPARATORS = /[\s;&|()<>'"`$!{}[\]*?#~^=,:\\@%+]+/
 
@@ -39,7 +43,7 @@ function ruledPrograms(policy: Policy): ReadonlyMap<string, readonly PrefixRule[
 }
 
 /** Prompt/forbidden rules whose program may run from `args` (argv after its program, minus any words to skip). */
-export function hiddenRuledPrograms(policy: Policy, args: readonly string[]): MatchedRule[] {
+function hiddenRuledPrograms(policy: Policy, args: readonly string[]): MatchedRule[] {
   const programs = ruledPrograms(policy)
   if (programs.size === 0) return []
   const tokens: string[] = []
@@ -54,4 +58,40 @@ export function hiddenRuledPrograms(policy: Policy, args: readonly string[]): Ma
     }
   }
   return out
+}
+
+/**
+ * Issue 13 §2: a program a prompt/forbidden rule names, in the arguments of
+ * a command cordon cannot place (not allowed by a rule, not known safe, or a
+ * wrapper whose options it cannot read), is asked about: that command may
+ * run it. git's subcommand word is git's own (`git rm` is not rm).
+ */
+export function hiddenPrograms(policy: Policy, unplaced: CommandSplit['unplaced'], decided: (segment: Segment) => SegmentDecision | undefined): SegmentDecision[] {
+  const out: SegmentDecision[] = []
+  for (const { segment, why } of unplaced) {
+    const { argv } = segment
+    if (argv.length < 2) continue
+    if (why === undefined && vouchedFor(policy, segment, decided(segment))) continue
+    const found = hiddenRuledPrograms(policy, argumentsToSearch(argv))
+    if (found.length === 0) continue
+    const names = [...new Set(found.map((m) => m.matchedPrefix[0]))].join(', ')
+    const reason = `${names} (named by the rule at ${found.map((m) => m.where).join(', ')}) appears in the arguments of ${argv[0]}${why ? ` (${why})` : ''}, which may run it`
+    out.push({ argv, decision: 'prompt', source: 'rule', matchedRules: found, reason })
+  }
+  return out
+}
+
+/** A rule matched the command (its author decided it), or it is known safe (its arguments run nothing). */
+function vouchedFor(policy: Policy, segment: Segment, seg: SegmentDecision | undefined): boolean {
+  if (seg) return seg.source === 'rule' || seg.source === 'heuristic-safe'
+  const { argv } = segment
+  if (matchRules(policy, argv).length > 0) return true
+  const name = trustedProgramName(policy, argv[0] as string)
+  return name !== undefined && isKnownSafe([name, ...argv.slice(1)])
+}
+
+function argumentsToSearch(argv: readonly string[]): readonly string[] {
+  if (basenameOf(argv[0] as string) !== 'git') return argv.slice(1)
+  const at = gitSubcommandIndex(argv)
+  return at < 0 ? argv.slice(1) : [...argv.slice(1, at), ...argv.slice(at + 1)]
 }

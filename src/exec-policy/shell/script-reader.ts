@@ -21,7 +21,8 @@
  * What it refuses, and why, is listed in REFUSED below and in
  * docs/exec-policy.md; a refusal is never an error, only "ask".
  */
-import { compileGlob, type GlobPattern } from './glob-pattern.js'
+import type { GlobPattern } from './glob-pattern.js'
+import { commandNameRefusal, wordGlob, type Word } from './script-words.js'
 
 /** Where a redirection sends a file descriptor. */
 export interface Redirect {
@@ -48,25 +49,6 @@ export type ScriptRead =
 /** What joins command i to command i + 1 (a newline counts as `;`). */
 export type Operator = '&&' | '||' | ';' | '|'
 
-/**
- * Words that are reserved at the start of a command in bash, dash, zsh or
- * ksh (their grammar, not a program). `time` is not here: in bash it is a
- * keyword that runs the pipeline after it, in dash a program; either way the
- * commands that run are the words after it, which wrappers.ts unwraps.
- */
-const RESERVED = new Set([
-  '!', '{', '}', '[[', ']]', 'case', 'coproc', 'do', 'done', 'elif', 'else', 'esac', 'fi', 'for', 'function', 'if', 'in', 'select', 'then', 'until', 'while',
-  // zsh and ksh
-  'repeat', 'foreach', 'end', 'always', 'nocorrect',
-])
-
-/** `NAME=`, `NAME+=`, `NAME[` at the start of a command: an assignment, not a program. */
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\+?=|\[)/
-/** `{`…`,` or `..`…`}` unquoted: brace expansion (bash, zsh, ksh; dash leaves it). */
-const BRACE_EXPANSION = /\{[^]*(,|\.\.)[^]*\}/
-/** `~` expands at the start of a word and, in bash, after `=` or `:` in words that look like assignments. */
-const TILDE = /^~|[=:]~/
-
 const enum Ch {
   Tab = 9,
   Newline = 10,
@@ -87,16 +69,19 @@ const enum Ch {
   Pipe = 124,
 }
 
-/** A word as read: its value and its skeleton (unquoted characters kept, quoted or escaped ones as `_`, same length). */
-interface Word {
-  readonly value: string
-  readonly skeleton: string
-  /** Any quoting or escape at all: such a word is never a reserved word, an fd number or an assignment. */
-  readonly quoted: boolean
-}
-
 class Refused {
   constructor(readonly reason: string) {}
+}
+
+function refuseIf(reason: string | undefined): void {
+  if (reason !== undefined) throw new Refused(reason)
+}
+
+/** The word's glob, if it holds one; refused if it holds an expansion or a form the shells read differently. */
+function checkedGlob(word: Word): GlobPattern | undefined {
+  const glob = wordGlob(word)
+  if (typeof glob === 'string') throw new Refused(glob)
+  return glob
 }
 
 export function readScript(src: string): ScriptRead {
@@ -179,10 +164,9 @@ class Reader {
           ;(redirects ??= []).push(this.redirect(Number(word.value)))
           continue
         }
-        if (!word.quoted && /^\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(word.value)) throw new Refused(`named fd ${word.value}`)
       }
-      if (argv.length === 0) checkCommandName(word)
-      const glob = checkWord(word)
+      if (argv.length === 0) refuseIf(commandNameRefusal(word))
+      const glob = checkedGlob(word)
       if (glob) {
         if (argv.length === 0) throw new Refused(`glob in the program name ${JSON.stringify(word.value)}`)
         globs ??= new Array<GlobPattern | undefined>(argv.length).fill(undefined)
@@ -216,7 +200,7 @@ class Reader {
       throw new Refused(`'${op}' without a target`)
     }
     const word = this.word()
-    if (checkWord(word)) throw new Refused(`glob in a redirection target ${JSON.stringify(word.value)} (bash expands it, dash does not)`)
+    if (checkedGlob(word)) throw new Refused(`glob in a redirection target ${JSON.stringify(word.value)} (bash expands it, dash does not)`)
     // zsh reads `<1-5>` as a numeric glob where bash reads `< 1-5` then `>`.
     if (op === '<' && (s.charCodeAt(this.i) === Ch.Greater || s.charCodeAt(this.i) === Ch.Less)) throw new Refused('redirection target straight before another redirection')
     if (op === '<&' || op === '>&') {
@@ -359,36 +343,3 @@ function isPlain(c: number): boolean {
   }
 }
 
-/** Every unquoted `}` closes an unquoted `{` before it: zsh reads any other `}` as the end of a group. */
-function bracesBalanced(skeleton: string): boolean {
-  let depth = 0
-  for (let i = 0; i < skeleton.length; i++) {
-    const c = skeleton.charCodeAt(i)
-    if (c === 123) depth++
-    else if (c === 125 && --depth < 0) return false
-  }
-  return true
-}
-
-/** The first word of a command may not be grammar: a reserved word or an assignment. */
-function checkCommandName(word: Word): void {
-  const sk = word.skeleton
-  // `%1` runs `fg %1` in bash and zsh; `{x}` is a group in zsh.
-  if (sk.startsWith('%')) throw new Refused(`job spec ${JSON.stringify(word.value)} as a command (bash and zsh run fg)`)
-  if (sk.startsWith('{')) throw new Refused(`command starting with '{' (zsh reads a group)`)
-  if (word.quoted) return
-  if (RESERVED.has(word.value)) throw new Refused(`reserved word '${word.value}'`)
-  if (ASSIGNMENT.test(word.value)) throw new Refused(`assignment ${JSON.stringify(word.value)} (X=1 cmd)`)
-}
-
-/** Refuse the expansions a word may hold; return its glob, if it is one. */
-function checkWord(word: Word): GlobPattern | undefined {
-  const sk = word.skeleton
-  if (sk.charCodeAt(0) === 61 /* = */) throw new Refused(`word starting with '=' (zsh expands =cmd to its path)`)
-  if (TILDE.test(sk)) throw new Refused(`tilde expansion in ${JSON.stringify(word.value)}`)
-  if (sk.includes('{') && BRACE_EXPANSION.test(sk)) throw new Refused(`brace expansion in ${JSON.stringify(word.value)}`)
-  if (sk.includes('}') && !bracesBalanced(sk)) throw new Refused(`unmatched '}' in ${JSON.stringify(word.value)} (zsh: a syntax error)`)
-  const bracket = sk.indexOf('[')
-  if (bracket >= 0 && word.value.indexOf(']', bracket + 1) < 0) throw new Refused(`unclosed '[' in ${JSON.stringify(word.value)} (zsh: bad pattern; bash: a literal)`)
-  return compileGlob(word.value, sk)
-}

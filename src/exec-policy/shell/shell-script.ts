@@ -79,9 +79,11 @@ function parseAndSplit(parser: Parser, script: string): ScriptSplit {
  * (found by the differential test: zsh and mksh never run a program `r`).
  */
 const SHELL_STATE = new Set([
-  'hash', 'alias', 'unalias', 'enable', 'shopt', 'set', 'unset', 'source', '.', 'eval', 'trap', 'builtin', 'export', 'declare', 'typeset', 'local', 'readonly', 'coproc', 'function', 'fc', 'let',
+  'hash', 'alias', 'unalias', 'enable', 'shopt', 'set', 'unset', 'source', '.', 'eval', 'trap', 'builtin', 'export', 'declare', 'typeset', 'local', 'readonly', 'coproc', 'function', 'fc', 'let', 'history',
+  // bash builtins that run a command string of their own: `mapfile -C cb`, `compgen -C cmd`, `jobs -x cmd`, `bind -x`
+  'mapfile', 'readarray', 'compgen', 'complete', 'compopt', 'jobs', 'bind',
   // zsh and ksh
-  'r', 'hist', 'setopt', 'unsetopt', 'emulate', 'zmodload', 'autoload', 'disable', 'functions', 'unfunction', 'sched', 'zle', 'bindkey', 'integer', 'float', 'nameref',
+  'r', 'hist', 'setopt', 'unsetopt', 'emulate', 'zmodload', 'autoload', 'disable', 'functions', 'unfunction', 'sched', 'zle', 'bindkey', 'integer', 'float', 'nameref', 'zpty', 'zcompile',
 ])
 
 /**
@@ -90,7 +92,7 @@ const SHELL_STATE = new Set([
  * is quoted. These builtins take variable names; a `$` or backtick in any of
  * their arguments makes the script opaque.
  */
-const NAME_TAKING = new Set(['test', 'printf', 'read', 'unset', 'wait', 'mapfile', 'readarray', 'getopts', 'print', 'vared', 'zparseopts'])
+const NAME_TAKING = new Set(['test', 'printf', 'read', 'unset', 'wait', 'getopts', 'print', 'vared', 'zparseopts'])
 
 function builtinRefusal(commands: readonly ScriptCommand[]): string | undefined {
   for (const { argv } of commands) {

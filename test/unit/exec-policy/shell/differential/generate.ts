@@ -47,6 +47,7 @@ const NAMES: readonly ((rand: Rand) => string)[] = [
   () => 'r""m',
   () => '\\r\\m',
   () => 'g\\\nit',
+  (r0) => pick(r0, ['X=1', 'X="a b"', "'X'=1", 'X\\=1', '%s', "'%s'"]),
 ]
 
 const ARGS: readonly string[] = [
