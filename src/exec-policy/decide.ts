@@ -90,7 +90,7 @@ function decideSegment(policy: Policy, seg: Segment, ctx: Context): SegmentDecis
   let decided: SegmentDecision =
     matchedRules.length > 0 ? { argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules } : heuristic(policy, seg, first < argv.length)
   if (first < argv.length) decided = withPossibleRules(decided, possibleMatches(policy, argv, seg))
-  if (seg.redirects) decided = withWrites(decided, seg, ctx)
+  if (seg.redirects) decided = { ...withWrites(decided, seg, ctx), redirects: seg.redirects }
   if (ctx.resolve) decided = checkResolution(policy, decided, ctx.resolve)
   if (first < argv.length) NO_AMENDMENT.add(decided)
   return decided

@@ -4,6 +4,7 @@
  */
 export { createExecPolicy, warmUpExecPolicy, ExecPolicyOptionsSchema, type ExecPolicy, type ExecPolicyOptions } from './exec-policy.js'
 export type { DecideOptions } from './decide.js'
+export type { Workspace } from './heuristics/redirections.js'
 export { loadPolicy, parsePolicy, mergePolicies, EMPTY_POLICY } from './rules/load.js'
 export { loadBashParser } from './shell/bash-parser.js'
 export { matchRules } from './rules/matcher.js'
@@ -27,5 +28,6 @@ export {
   type Policy,
   type PrefixRule,
   type SegmentDecision,
+  type SegmentRedirect,
   type SourceLocation,
 } from './types.js'

@@ -90,8 +90,21 @@ export interface MatchedRule {
  */
 export type DecisionSource = 'rule' | 'heuristic-safe' | 'heuristic-dangerous' | 'default'
 
+/** A redirection of a command in a shell script (`2>&1`, `> log`, `< in`): fd, operator, target. */
+export interface SegmentRedirect {
+  readonly fd: number
+  readonly op: '<' | '>' | '>>' | '>|' | '<>' | '<&' | '>&'
+  readonly target: string
+}
+
 export interface SegmentDecision {
   readonly argv: readonly string[]
+  /**
+   * The command's redirections, in order, when it has any. They are part of
+   * what runs: `cat x > a` and `cat x > /etc/b` share an argv, so anything
+   * that keys on a command (a session approval) must key on these too.
+   */
+  readonly redirects?: readonly SegmentRedirect[]
   readonly decision: Decision
   readonly source: DecisionSource
   readonly matchedRules: readonly MatchedRule[]

@@ -21,18 +21,18 @@
  * What it refuses, and why, is listed in REFUSED below and in
  * docs/exec-policy.md; a refusal is never an error, only "ask".
  */
+import type { SegmentRedirect } from '../types.js'
 import type { GlobPattern } from './glob-pattern.js'
 import { commandNameRefusal, wordGlob, type Word } from './script-words.js'
 
-/** Where a redirection sends a file descriptor. */
-export interface Redirect {
-  /** 0–9: a multi-digit fd is a redirection in bash but a word in dash, so it is refused. */
-  readonly fd: number
-  /** `<` read, `>` `>>` `>|` `<>` write (`<>` opens read-write and creates), `<&` `>&` duplicate or close. */
-  readonly op: '<' | '>' | '>>' | '>|' | '<>' | '<&' | '>&'
-  /** A path for `<` and the writes; `N`, `N-` or `-` for the duplications. */
-  readonly target: string
-}
+/**
+ * Where a redirection sends a file descriptor: `fd` 0–9 (a multi-digit fd
+ * is a redirection in bash but a word in dash, so it is refused); `op` `<`
+ * read, `>` `>>` `>|` `<>` write (`<>` opens read-write and creates), `<&`
+ * `>&` duplicate or close; `target` a path, or `N`, `N-`, `-` for the
+ * duplications.
+ */
+export type Redirect = SegmentRedirect
 
 /** One simple command as the shell will run it (before globbing). */
 export interface ScriptCommand {

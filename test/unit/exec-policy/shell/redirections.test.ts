@@ -66,6 +66,20 @@ describe('plain words now', () => {
   })
 })
 
+describe('the decision says what the redirections are', () => {
+  it('each segment carries its redirections, in order: two scripts that differ only there decide differently', () => {
+    const a = decide('npm test > log 2>&1')
+    expect(a.segments[0]?.redirects).toEqual([
+      { fd: 1, op: '>', target: 'log' },
+      { fd: 2, op: '>&', target: '1' },
+    ])
+    const b = decide(`npm test > ${outside}/log`)
+    expect(b.segments[0]?.argv).toEqual(a.segments[0]?.argv)
+    expect(b.segments[0]?.redirects).not.toEqual(a.segments[0]?.redirects)
+    expect(decide('npm test').segments[0]?.redirects).toBeUndefined()
+  })
+})
+
 describe('a write is not read-only', () => {
   it('a known-safe command writing into the workspace is an unknown command (runs in the sandbox in on-request mode)', () => {
     const result = decide('ls -la > listing.txt')
