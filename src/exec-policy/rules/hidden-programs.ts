@@ -1,7 +1,7 @@
 /**
  * A program named by a prompt or forbidden rule, found where cordon cannot
- * tell whether it runs: in the arguments of a program that is neither
- * allowed by a rule nor known safe (`find . -exec rm {} ;`, `mywrapper rm`,
+ * tell whether it runs: in the arguments of a program that is not known
+ * safe (even when a rule allows it) (`find . -exec rm {} ;`, `mywrapper rm`,
  * `fish -c 'rm x'`, `python -c 'os.system("rm -rf x")'`), or of a wrapper
  * whose options cordon cannot read. The command is asked, never run
  * unasked (issue 13 §2).
@@ -17,7 +17,6 @@ import { isKnownSafe } from '../heuristics/safe-commands.js'
 import type { CommandSplit, Segment } from '../shell/command-split.js'
 import { basenameOf, trustedProgramName } from '../shell/program-name.js'
 import type { MatchedRule, Policy, PrefixRule, SegmentDecision } from '../types.js'
-import { matchRules } from './matcher.js'
 
 const SEPARATORS = /[\s;&|()<>'"`$!{}[\]*?#~^=,:\\@%+]+/
 
@@ -62,9 +61,10 @@ function hiddenRuledPrograms(policy: Policy, args: readonly string[]): MatchedRu
 
 /**
  * Issue 13 §2: a program a prompt/forbidden rule names, in the arguments of
- * a command cordon cannot place (not allowed by a rule, not known safe, or a
- * wrapper whose options it cannot read), is asked about: that command may
- * run it. git's subcommand word is git's own (`git rm` is not rm).
+ * a command cordon cannot place (not known safe — a rule allowing it does not
+ * vouch for what it runs — or a wrapper whose options it cannot read), is
+ * asked about: that command may run it. git's subcommand word is git's own
+ * (`git rm` is not rm).
  */
 export function hiddenPrograms(policy: Policy, unplaced: CommandSplit['unplaced'], decided: (segment: Segment) => SegmentDecision | undefined): SegmentDecision[] {
   const out: SegmentDecision[] = []
@@ -81,11 +81,14 @@ export function hiddenPrograms(policy: Policy, unplaced: CommandSplit['unplaced'
   return out
 }
 
-/** A rule matched the command (its author decided it), or it is known safe (its arguments run nothing). */
+/**
+ * Known safe: the safe list's filters are cordon's own knowledge that the
+ * arguments run nothing. A rule that allows the command is not: its author
+ * allowed `find`, not the `rm` that `find -exec` would run (strictest wins).
+ */
 function vouchedFor(policy: Policy, segment: Segment, seg: SegmentDecision | undefined): boolean {
-  if (seg) return seg.source === 'rule' || seg.source === 'heuristic-safe'
+  if (seg?.source === 'heuristic-safe') return true
   const { argv } = segment
-  if (matchRules(policy, argv).length > 0) return true
   const name = trustedProgramName(policy, argv[0] as string)
   return name !== undefined && isKnownSafe([name, ...argv.slice(1)])
 }

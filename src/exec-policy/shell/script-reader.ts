@@ -201,8 +201,9 @@ class Reader {
     }
     const word = this.word()
     if (checkedGlob(word)) throw new Refused(`glob in a redirection target ${JSON.stringify(word.value)} (bash expands it, dash does not)`)
-    // zsh reads `<1-5>` as a numeric glob where bash reads `< 1-5` then `>`.
-    if (op === '<' && (s.charCodeAt(this.i) === Ch.Greater || s.charCodeAt(this.i) === Ch.Less)) throw new Refused('redirection target straight before another redirection')
+    // A target glued to the next redirection: zsh reads `<1-5>` as a numeric glob where bash reads
+    // `< 1-5` then `>`, and dash reads `>&2>&2` as `>&` missing its target, then `2>&2` (fuzz seed 6161).
+    if (s.charCodeAt(this.i) === Ch.Greater || s.charCodeAt(this.i) === Ch.Less) throw new Refused('redirection target straight before another redirection')
     if (op === '<&' || op === '>&') {
       // `>&file` writes the file in bash and is an error in dash: only fds and `-` (close).
       if (word.quoted || !/^([0-9]-?|-)$/.test(word.value)) throw new Refused(`'${op}' to ${JSON.stringify(word.value)}: only a single-digit fd or '-'`)

@@ -77,6 +77,7 @@ describe('anything else is opaque', () => {
     ['a |& b', "operator '|&'"],
     ['ls &> out', "operator '&'"],
     ['ls >&out', "only a single-digit fd or '-'"],
+    ['ls 1>&2>&2', 'straight before another redirection'],
     ['if true; then ls; fi', "reserved word 'if'"],
     ['for f in a; do ls; done', "reserved word 'for'"],
     ['f() { ls; }; f', 'subshell, function'],

@@ -218,6 +218,14 @@ describe('a ruled program where cordon cannot tell whether it runs is asked (iss
     expect(result.proposedAmendment).toBeUndefined()
   })
 
+  it('a rule allowing the outer command does not vouch for a ruled program in its arguments (strictest wins)', async () => {
+    const both = await createExecPolicy({
+      sources: [{ filename: 'b.rules', text: 'prefix_rule(pattern = ["rm"], decision = "forbidden")\nprefix_rule(pattern = ["find"], decision = "allow")' }],
+    })
+    expect(both.decide(['find', '.', '-exec', 'rm', '{}', ';'])).toMatchObject({ decision: 'prompt', source: 'rule' })
+    expect(both.decide(['find', '.', '-name', 'x'])).toMatchObject({ decision: 'allow', source: 'rule' })
+  })
+
   it.each([
     [['echo', 'rm', '-rf', 'src']],
     [['grep', '-r', 'rm', 'src']],
