@@ -4,7 +4,7 @@
  */
 export { createExecPolicy, warmUpExecPolicy, ExecPolicyOptionsSchema, type ExecPolicy, type ExecPolicyOptions } from './exec-policy.js'
 export type { DecideOptions } from './decide.js'
-export type { Workspace } from './heuristics/redirections.js'
+export { WorkspaceSchema, type Workspace } from './heuristics/redirections.js'
 export { loadPolicy, parsePolicy, mergePolicies, EMPTY_POLICY } from './rules/load.js'
 export { loadBashParser } from './shell/bash-parser.js'
 export { matchRules } from './rules/matcher.js'

@@ -18,16 +18,22 @@
  */
 import { lstatSync, realpathSync } from 'node:fs'
 import { basename, dirname, isAbsolute, resolve } from 'node:path'
+import { z } from 'zod'
+import { PolicyError } from '../../errors.js'
 import { isWithin } from '../../profile/paths.js'
 import type { Redirect } from '../shell/script-reader.js'
 
-/** What the decision knows about where the command runs: the orchestrator passes its cwd and the profile's write roots. */
-export interface Workspace {
-  readonly cwd: string
-  readonly writableRoots: readonly string[]
-  /** Protected paths of the profile, if known (the built-in names below are always protected). */
-  readonly protectedPaths?: readonly string[]
-}
+/**
+ * What the decision knows about where the command runs: its cwd, the
+ * profile's write roots and, if known, its protected paths (the built-in
+ * names below are always protected).
+ */
+export const WorkspaceSchema = z.object({
+  cwd: z.string().min(1),
+  writableRoots: z.array(z.string().min(1)).readonly(),
+  protectedPaths: z.array(z.string().min(1)).readonly().optional(),
+})
+export type Workspace = z.infer<typeof WorkspaceSchema>
 
 export type WriteVerdict =
   | { readonly kind: 'none' }
@@ -51,7 +57,10 @@ export interface PreparedWorkspace {
   readonly protectedPaths: readonly string[]
 }
 
-export function prepareWorkspace(ws: Workspace): PreparedWorkspace {
+export function prepareWorkspace(options: Workspace): PreparedWorkspace {
+  const parsed = WorkspaceSchema.safeParse(options)
+  if (!parsed.success) throw new PolicyError(`invalid workspace options: ${parsed.error.message}`, { where: 'decide options: workspace' })
+  const ws = parsed.data
   const cwd = resolve(ws.cwd)
   const canon = (p: string): string => canonical(resolve(cwd, p)) ?? resolve(cwd, p)
   return { cwd, roots: ws.writableRoots.map(canon), protectedPaths: (ws.protectedPaths ?? []).map(canon) }

@@ -136,6 +136,10 @@ describe('a write outside the workspace is asked (issue 11)', () => {
     expect(decide(`npm test > ${outside}/log`, { resolve }).source).toBe('heuristic-dangerous')
   })
 
+  it('invalid workspace options are a PolicyError, not a guess', () => {
+    expect(() => decide('ls > x', { workspace: { cwd: '', writableRoots: [ws] } })).toThrow(/invalid workspace options/)
+  })
+
   it('profile protected paths can be given too', () => {
     const opts = { workspace: { cwd: ws, writableRoots: [ws], protectedPaths: [join(ws, 'sub')] } }
     expect(decide('npm test > sub/log', opts).source).toBe('heuristic-dangerous')
