@@ -47,7 +47,7 @@ const NAMES: readonly ((rand: Rand) => string)[] = [
   () => 'r""m',
   () => '\\r\\m',
   () => 'g\\\nit',
-  (r0) => pick(r0, ['X=1', 'X="a b"', "'X'=1", 'X\\=1', '%s', "'%s'"]),
+  (r0) => (r0() < 0.5 ? pick(r0, STUBS) : pick(r0, ['X=1', 'X="a b"', "'X'=1", 'X\\=1', '%s', "'%s'"])),
 ]
 
 const ARGS: readonly string[] = [
@@ -55,18 +55,24 @@ const ARGS: readonly string[] = [
   "x\\'y", '\\#x', 'HEAD~1', '@{u}', '{}', 'a,b', 'x]', '-', '--', '!', '%s', 'a=b', 'a:b', '"\\n"', "'\\n'", '\\\\', '""', "''",
   '*.md', '?.md', '[ab].md', "'*.md'", '\\*.md', '"*".md', '*', 'a.m?', '[!a].md',
   '"multi\nline"', "'multi\nline'", '"c\\\nd"',
-  // refused by the reader, still worth running past it
+]
+
+/** Refused by the reader: rarer, so most scripts still reach the shells. */
+const REFUSED_ARGS: readonly string[] = [
   '$x', '"$x"', '`p`', '$(p)', '{a,b}', 'a{b,c}', '~', '~/x', '=p', "$'a\\nb'", '$"x"', '{x}', '[x',
 ]
 
 const REDIRECTS: readonly string[] = [
   '>out1', '> out2', '>>out3', '>|out4', '2>&1', '>&2', '1>&2', '2>/dev/null', '>/dev/null', '<in.txt', '< in.txt', '0<in.txt',
   '<>rw1', '3>&-', '2>err1', '2>>err2', '>"out 5"', "> 'out6'", '>o\\ut7', '>o\\\nut8',
-  // refused
+]
+
+const REFUSED_REDIRECTS: readonly string[] = [
   '&>out9', '>&out10', '<<<x', '12>out11', '{fd}>out12', '>!out13', '<(p)', '>(p)',
 ]
 
-const SEPARATORS: readonly string[] = [' && ', ' || ', '; ', ' | ', '\n', ';\n', ' &&\n', '\n\n', ' ;', '|', '&&', '||', ' &\n', ' |& ', ';;', '\n# c\n', ' && \\\n']
+const SEPARATORS: readonly string[] = [' && ', ' || ', '; ', ' | ', '\n', ';\n', ' &&\n', '\n\n', ' ;', '|', '&&', '||', '\n# c\n', ' && \\\n', ' |\n']
+const REFUSED_SEPARATORS: readonly string[] = [' &\n', ' |& ', ';;', ' & ']
 
 const BLANKS: readonly string[] = [' ', ' ', ' ', ' ', '\t', '  ', ' \\\n', '\\\n', '\u00a0', '\u3000', '\u2003', ' \\\n ']
 
@@ -75,12 +81,15 @@ const COMMENTS: readonly string[] = [' # rm -rf x', ' #c\\', '#glued', ' # c "un
 const HEREDOCS: readonly string[] = ['p <<EOF\nrm x\nEOF', "p <<'EOF'\nrm $x\nEOF", 'p <<-EOF\n\trm y\n\tEOF', 'p <<EOF\n$(rm)\nEOF']
 
 function command(rand: Rand): string {
-  if (rand() < 0.04) return pick(rand, HEREDOCS)
+  if (rand() < 0.02) return pick(rand, HEREDOCS)
   const words: string[] = []
   if (rand() < 0.08) words.push(pick(rand, REDIRECTS))
   words.push(pick(rand, NAMES)(rand))
   const n = Math.floor(rand() * 4)
-  for (let i = 0; i < n; i++) words.push(rand() < 0.18 ? pick(rand, REDIRECTS) : pick(rand, ARGS))
+  for (let i = 0; i < n; i++) {
+    const r = rand()
+    words.push(r < 0.02 ? pick(rand, REFUSED_REDIRECTS) : r < 0.2 ? pick(rand, REDIRECTS) : r < 0.25 ? pick(rand, REFUSED_ARGS) : pick(rand, ARGS))
+  }
   let text = words[0] as string
   for (let i = 1; i < words.length; i++) text += pick(rand, BLANKS) + (words[i] as string)
   if (rand() < 0.1) text += pick(rand, COMMENTS)
@@ -92,7 +101,7 @@ export function generateScript(rand: Rand): string {
   let script = rand() < 0.1 ? pick(rand, ['\n', ' ', '# lead\n', '\\\n']) : ''
   const n = 1 + Math.floor(rand() * 4)
   for (let i = 0; i < n; i++) {
-    if (i > 0) script += pick(rand, SEPARATORS)
+    if (i > 0) script += pick(rand, rand() < 0.05 ? REFUSED_SEPARATORS : SEPARATORS)
     script += command(rand)
   }
   if (rand() < 0.1) script += pick(rand, ['\n', ';', ' ', ' #end'])

@@ -75,7 +75,8 @@ export class StubWorld {
     mkdirSync(log)
     for (const f of FIXTURES) writeFileSync(join(cwd, f), 'x\n')
     const [cmd, ...args] = shell.argv as [string, ...string[]]
-    const env = { PATH: this.bin, STUB_LOG: log, HOME: dir, LC_ALL: 'C.UTF-8' }
+    // HOME is the working directory: a generated `cd` ("c\\<newline>d") with no argument stays there.
+    const env = { PATH: this.bin, STUB_LOG: log, HOME: cwd, LC_ALL: 'C.UTF-8' }
     const { stderr, status } = await spawnCollect(cmd, [...args, script], cwd, env)
     const executed = readdirSync(log).map((f) => parseRecord(readFileSync(join(log, f), 'utf8')))
     const created = readdirSync(cwd).filter((f) => !FIXTURES.includes(f))
