@@ -118,7 +118,7 @@ function withPossibleRules(seg: SegmentDecision, possible: readonly MatchedRule[
 
 /** Redirections: a write makes a command not read-only; a write outside the workspace is asked. */
 function withWrites(seg: SegmentDecision, segment: Segment, ctx: Context): SegmentDecision {
-  const verdict = writeVerdict(segment.redirects ?? [], segment.cwdUnknown === true, ctx.workspace())
+  const verdict = writeVerdict(segment.redirects ?? [], segment.cwdUnknown === true, ctx.workspace)
   if (verdict.kind === 'none') return seg
   if (verdict.kind === 'workspace') {
     if (seg.source !== 'heuristic-safe') return seg

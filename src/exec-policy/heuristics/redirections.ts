@@ -66,13 +66,14 @@ export function prepareWorkspace(options: Workspace): PreparedWorkspace {
   return { cwd, roots: ws.writableRoots.map(canon), protectedPaths: (ws.protectedPaths ?? []).map(canon) }
 }
 
-export function writeVerdict(redirects: readonly Redirect[], cwdUnknown: boolean, ws: PreparedWorkspace | undefined): WriteVerdict {
+/** `workspace` is asked for only when a redirection writes a file (preparing it touches the file system). */
+export function writeVerdict(redirects: readonly Redirect[], cwdUnknown: boolean, workspace: () => PreparedWorkspace | undefined): WriteVerdict {
   const targets: string[] = []
   for (const r of redirects) {
     if (r.op === '<&' || r.op === '>&') continue
-    if (/^\/dev\/(tcp|udp)\//.test(r.target)) return { kind: 'outside', reason: `redirection to ${r.target}: bash opens a network connection` }
+    if (r.target.startsWith('/dev/tcp/') || r.target.startsWith('/dev/udp/')) return { kind: 'outside', reason: `redirection to ${r.target}: bash opens a network connection` }
     if (!WRITES.has(r.op) || SINKS.has(r.target)) continue
-    const why = outsideReason(r.target, cwdUnknown, ws)
+    const why = outsideReason(r.target, cwdUnknown, workspace())
     if (why) return { kind: 'outside', reason: `redirection ${r.op} ${r.target} writes ${why}` }
     targets.push(r.target)
   }
@@ -98,13 +99,16 @@ function outsideReason(target: string, cwdUnknown: boolean, ws: PreparedWorkspac
 
 /** The path with every symlink resolved, the missing tail kept as given; undefined for a dangling symlink. */
 function canonical(path: string): string | undefined {
-  try {
-    return realpathSync(path)
-  } catch {
-    if (lstatSync(path, { throwIfNoEntry: false })) return undefined // exists but does not resolve: a dangling link
+  // Most targets do not exist yet: ask without an exception (V8 makes a thrown one cost more than the stat).
+  if (!lstatSync(path, { throwIfNoEntry: false })) {
     const parent = dirname(path)
     if (parent === path) return path
     const dir = canonical(parent)
     return dir === undefined ? undefined : resolve(dir, basename(path))
+  }
+  try {
+    return realpathSync(path)
+  } catch {
+    return undefined // it exists but does not resolve: a dangling or looping link
   }
 }
