@@ -28,6 +28,13 @@ export interface DecideOptions {
    * roots; with neither, every redirection to a file is asked about.
    */
   readonly workspace?: Workspace
+  /**
+   * Variables the command runs with besides the sandbox's own (the
+   * orchestrator's request `env`). One that changes what a shell runs
+   * (`BASH_ENV`, `BASH_FUNC_…%%`, `ZDOTDIR`, `SHELLOPTS`, …: see
+   * shell/shell-environment.ts) makes every shell script opaque.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>
 }
 
 /**
@@ -46,7 +53,7 @@ interface Context {
 }
 
 export function decideCommand(parser: Parser, policy: Policy, argv: readonly string[], options: DecideOptions = {}): CommandDecision {
-  const split = splitCommand(parser, policy, argv)
+  const split = splitCommand(parser, policy, argv, options.env)
   if (split.opaque) return combine([decideOpaque(policy, split)], true)
   const ctx: Context = { resolve: options.resolve ? resolverFor(options.resolve) : undefined, workspace: workspaceFor(options) }
   const segments: SegmentDecision[] = []

@@ -16,6 +16,7 @@
 import type { Parser } from 'web-tree-sitter'
 import type { GlobPattern } from './glob-pattern.js'
 import { trustedProgramName } from './program-name.js'
+import { shellChangingAssignment, shellChangingVariable } from './shell-environment.js'
 import { isShellName, readShellInvocation } from './shell-invocation.js'
 import type { Redirect, ScriptCommand } from './script-reader.js'
 import { splitScript } from './shell-script.js'
@@ -32,6 +33,8 @@ export interface Segment {
   readonly cwdUnknown?: boolean
   /** From this argv index on the words are unknown (xargs appends its input). */
   readonly unknownFrom?: number
+  /** A variable in its environment that changes what a shell runs (shell-environment.ts): no shell under it is read. */
+  readonly shellVariable?: string
 }
 
 type Segments = readonly Segment[]
@@ -63,8 +66,10 @@ export function shellScriptOf(policy: Policy, argv: readonly string[]): string |
   return inv.kind === 'script' ? inv.script : undefined
 }
 
-export function splitCommand(parser: Parser, policy: Policy, argv: readonly string[]): CommandSplit {
-  return splitSegment(parser, policy, { argv }, 0, 0)
+/** `env`: the variables the command runs with besides the sandbox's own (a request's additions). */
+export function splitCommand(parser: Parser, policy: Policy, argv: readonly string[], env?: Readonly<Record<string, string | undefined>>): CommandSplit {
+  const variable = env ? shellChangingVariable(Object.keys(env)) : undefined
+  return splitSegment(parser, policy, variable ? { argv, shellVariable: variable } : { argv }, 0, 0)
 }
 
 /** `depth`: shells this segment is inside; `wraps`: wrappers it is inside. */
@@ -75,6 +80,7 @@ function splitSegment(parser: Parser, policy: Policy, segment: Segment, depth: n
     const inv = readShellInvocation(name, argv.slice(1))
     if (inv.kind === 'refused') return opaque(argv, inv.reason, scriptHints(parser, argv))
     if (inv.kind === 'script') {
+      if (segment.shellVariable) return opaque(argv, `${segment.shellVariable} is set: it changes what ${name} runs`, scriptHints(parser, argv))
       if (segment.globs?.some((g) => g !== undefined)) return opaque(argv, `a glob in the arguments of ${name}`, [])
       if (depth >= MAX_NESTING) return opaque(argv, 'shell wrappers nested too deeply', [])
       return splitShell(parser, policy, segment, inv.script, depth)
@@ -93,7 +99,7 @@ function splitShell(parser: Parser, policy: Policy, shell: Segment, script: stri
   const unplaced: CommandSplit['unplaced'][number][] = []
   let cwdUnknown = shell.cwdUnknown === true
   for (const command of split.commands) {
-    const inner = splitSegment(parser, policy, segmentOf(command, cwdUnknown), depth + 1, 0)
+    const inner = splitSegment(parser, policy, segmentOf(command, cwdUnknown, shell.shellVariable), depth + 1, 0)
     if (inner.opaque) return opaque(shell.argv, `inside ${command.argv[0]}: ${inner.reason}`, [...split.commands.map((c) => c.argv), ...inner.hints])
     append(segments, inner.segments)
     append(alsoCheck, inner.alsoCheck)
@@ -104,12 +110,13 @@ function splitShell(parser: Parser, policy: Policy, shell: Segment, script: stri
 }
 
 /** A copy of a script's command (the split cache shares its arrays). */
-function segmentOf(command: ScriptCommand, cwdUnknown: boolean): Segment {
+function segmentOf(command: ScriptCommand, cwdUnknown: boolean, shellVariable: string | undefined): Segment {
   return {
     argv: [...command.argv],
     ...(command.globs ? { globs: command.globs } : {}),
     ...(command.redirects ? { redirects: command.redirects } : {}),
     ...(cwdUnknown ? { cwdUnknown } : {}),
+    ...(shellVariable ? { shellVariable } : {}),
   }
 }
 
@@ -128,10 +135,13 @@ function throughWrapper(parser: Parser, policy: Policy, segment: Segment, depth:
   if (inner.kind === 'unknown') return plain(segment, [], [], [{ segment, why: inner.reason }])
   // Builtins, so only inside a script: as an argv of its own, `command` is whatever file PATH finds.
   const transparent = depth > 0 && inner.kind === 'argv' && isTransparentWrapper(argv[0] as string)
-  const innerSegment: Segment =
+  // `env BASH_FUNC_ls%%='() { … }' bash -c ls`: the wrapper's own assignments reach the shell too.
+  const shellVariable = segment.shellVariable ?? (inner.kind === 'argv' ? shellChangingAssignment(argv.slice(1, inner.offset)) : undefined)
+  const sliced: Segment =
     inner.kind === 'script'
       ? { argv: ['sh', '-c', inner.script], ...(segment.cwdUnknown ? { cwdUnknown: true } : {}) }
       : sliceSegment(segment, inner.offset, inner.unknownFrom, transparent)
+  const innerSegment: Segment = shellVariable ? { ...sliced, shellVariable } : sliced
   const split = splitSegment(parser, policy, innerSegment, depth, wraps + 1)
   if (split.opaque) return opaque(argv, `inside ${argv[0]}: ${split.reason}`, [innerSegment.argv, ...split.hints])
   if (transparent) return { ...split, alsoCheck: [{ argv }, ...split.alsoCheck] }
@@ -146,6 +156,7 @@ function sliceSegment(segment: Segment, offset: number, unknownFrom: number | un
     ...(withRedirects && segment.redirects ? { redirects: segment.redirects } : {}),
     ...(segment.cwdUnknown ? { cwdUnknown: true } : {}),
     ...(unknownFrom !== undefined ? { unknownFrom: unknownFrom - offset } : {}),
+    ...(segment.shellVariable ? { shellVariable: segment.shellVariable } : {}),
   }
 }
 

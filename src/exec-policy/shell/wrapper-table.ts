@@ -115,8 +115,9 @@ const SPECS: readonly (readonly [string, Spec])[] = [
       const at = replace === undefined ? -1 : argv.findIndex((w, k) => k > i && w.includes(replace))
       return { kind: 'argv', offset: i, unknownFrom: at < 0 ? argv.length : at }
     } }],
-  ['sudo', { why: 'sudo(8): -e/-l/-v/-K/-V run nothing; with -s/-i the words are escaped for the shell, so they still run as written', flags: 'AbEeHiKklNnPSsVv', values: 'aCcDgpRrTtUu', optional: 'h',
+  ['sudo', { why: 'sudo(8): VAR=value words before the command set its environment; -e/-l/-v/-K/-V run nothing; with -s/-i the words are escaped for the shell, so they still run as written', flags: 'AbEeHiKklNnPSsVv', values: 'aCcDgpRrTtUu', optional: 'h',
     long: 'askpass background bell close-from= chdir= preserve-env[=] edit group= set-home help host= login remove-timestamp reset-timestamp list non-interactive preserve-groups prompt= chroot= role= stdin shell type= command-timeout= other-user= user= version validate',
+    assignments: true,
     command: noneIf('-e --edit -l --list -v --validate -V --version -K --remove-timestamp --help', runs) }],
   ['doas', { why: 'doas(1): -C checks a config, -L clears persisted auth', flags: 'Lns', values: 'uC', command: noneIf('-C -L', runs) }],
   ['su', { why: 'util-linux su(1): -c is a shell command string', flags: 'lmpfP', values: 'cgGsw', long: 'login preserve-environment command= session-command= fast group= supp-group= shell= pty whitelist-environment= help version', dashAlone: '-l', command: suCommand }],

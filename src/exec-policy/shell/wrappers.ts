@@ -82,7 +82,8 @@ function readWrapper(name: string, g: WrapperGrammar, argv: readonly string[]): 
     if (typeof step === 'string') return { kind: 'unknown', reason: `${name} ${step}` }
     i = step
   }
-  if (g.assignments) while (i < argv.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[i] as string)) i++
+  // env(1) and sudo(8) take any word holding `=` as NAME=VALUE, not only identifiers (`BASH_FUNC_ls%%=…`).
+  if (g.assignments) while (i < argv.length && (argv[i] as string).includes('=')) i++
   return g.command(opts, argv, i)
 }
 

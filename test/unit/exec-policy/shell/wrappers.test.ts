@@ -240,3 +240,31 @@ describe('a ruled program where cordon cannot tell whether it runs is asked (iss
     expect(result.matchedRules).toEqual([])
   })
 })
+
+describe('variables that change what a shell runs make its script opaque', () => {
+  it.each([
+    [{ BASH_ENV: './evil.sh' }],
+    [{ 'BASH_FUNC_ls%%': '() { rm -rf src; }' }],
+    [{ ZDOTDIR: '.' }],
+    [{ SHELLOPTS: 'xtrace' }],
+    [{ ENV: './evil.sh' }],
+  ])('the request env %j', (env) => {
+    const result = exec.decide(['bash', '-lc', 'ls'], { env })
+    expect(result).toMatchObject({ decision: 'prompt', opaque: true })
+    expect(result.segments[0]?.reason).toContain('is set: it changes what bash runs')
+  })
+
+  it.each([
+    [['env', 'BASH_FUNC_ls%%=() { rm -rf src; }', 'bash', '-c', 'ls']],
+    [['bash', '-c', "env ZDOTDIR=/tmp zsh -c 'git status'"]],
+    [['sudo', 'BASH_ENV=./x', 'bash', '-c', 'ls']],
+    [['env', '-i', 'BASH_ENV=./x', 'timeout', '5', 'bash', '-c', 'ls']],
+  ])('%j', (argv) => {
+    expect(exec.decide(argv)).toMatchObject({ decision: 'prompt', opaque: true })
+  })
+
+  it('other variables change nothing', () => {
+    expect(exec.decide(['bash', '-lc', 'ls'], { env: { FOO: '1', LANG: 'C' } })).toMatchObject({ decision: 'allow', opaque: false })
+    expect(exec.decide(['env', 'FOO=1', 'bash', '-c', 'rm x']).decision).toBe('forbidden')
+  })
+})
