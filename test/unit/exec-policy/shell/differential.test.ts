@@ -52,6 +52,7 @@ describe('the splitter agrees with the shells (issue 13 §1)', () => {
       // The harness runs as root on CI: nothing may be written, or run, outside its own directories.
       if (!confined(split.commands)) continue
       const expected = expectationOf(split.commands, split.operators, FIXTURES)
+      if (expected.unpredictable) continue
       world.addStubs(split.commands.map((c) => c.argv[0] as string))
       for (const shell of shells) {
         jobs.push(async () => {

@@ -18,6 +18,8 @@ export interface Expectation {
   readonly created: readonly string[]
   /** A redirection is expected to fail (an input file that is not there): the shell then says so on stderr. */
   readonly errors: boolean
+  /** A builtin's exit status decides whether what follows runs: the run cannot be predicted, only the reading. */
+  readonly unpredictable: boolean
 }
 
 const WRITES = new Set(['>', '>>', '>|', '<>'])
@@ -28,9 +30,18 @@ export function expectationOf(commands: readonly ScriptCommand[], operators: rea
   const executed: ScriptCommand[] = []
   const created = new Set<string>()
   let errors = false
-  /** Redirections in order: writes create their file; reading a missing file fails the command before it runs. */
+  let unpredictable = false
+  /** Redirections in order: writes create their file; reading a missing file, or duplicating a closed fd, fails the command before it runs. */
   const redirect = (command: ScriptCommand): boolean => {
+    const closed = new Set<number>()
     for (const r of command.redirects ?? []) {
+      if (r.op === '<&' || r.op === '>&') {
+        if (r.target === '-') closed.add(r.fd)
+        else if (closed.has(Number(r.target[0]))) return false
+        else closed.delete(r.fd)
+        continue
+      }
+      closed.delete(r.fd)
       if (r.op === '<' && !r.target.startsWith('/') && !fixtures.includes(r.target) && !created.has(r.target)) return false
       if (!WRITES.has(r.op)) continue
       if (r.target === '/dev/null') continue
@@ -53,8 +64,10 @@ export function expectationOf(commands: readonly ScriptCommand[], operators: rea
         const command = commands[k] as ScriptCommand
         const ok = redirect(command)
         if (!ok) errors = true
-        else if (BUILTINS.has(command.argv[0] as string)) errors = true // runs, unrecorded, and may complain
-        else executed.push(command)
+        else if (BUILTINS.has(command.argv[0] as string)) {
+          errors = true // runs, unrecorded, and may complain
+          if (k === end && (operators[end] === '&&' || operators[end] === '||')) unpredictable = true
+        } else executed.push(command)
         last = !ok || command.argv[0] === 'no' ? 1 : 0
       }
       status = last
@@ -62,22 +75,31 @@ export function expectationOf(commands: readonly ScriptCommand[], operators: rea
     before = operators[end]
     i = end + 1
   }
-  return { executed, created: [...created].sort(), errors }
+  return { executed, created: [...created].sort(), errors, unpredictable }
 }
 
 /** Undefined when the run agrees; otherwise what differs. */
 export function disagreement(expected: Expectation, run: Run): string | undefined {
   if (run.stderr !== '' && !expected.errors) return `the shell printed an error: ${JSON.stringify(run.stderr.slice(0, 300))}`
-  const left = [...run.executed]
-  for (const command of expected.executed) {
-    const at = left.findIndex((argv) => fits(command, argv))
-    if (at < 0) return `expected ${show(command)} to run; the shell ran ${JSON.stringify(run.executed)}`
-    left.splice(at, 1)
+  if (run.executed.length !== expected.executed.length || !assign(expected.executed, run.executed, new Set())) {
+    return `expected ${JSON.stringify(expected.executed.map(show))} to run (a glob word standing for the names it matches); the shell ran ${JSON.stringify(run.executed)}`
   }
-  if (left.length > 0) return `the shell also ran ${JSON.stringify(left)}; expected ${JSON.stringify(expected.executed.map(show))}`
   const created = [...run.created].sort()
   if (JSON.stringify(created) !== JSON.stringify(expected.created)) return `files created: ${JSON.stringify(created)}, expected ${JSON.stringify(expected.created)}`
   return undefined
+}
+
+/** One recorded execution per expected command (backtracking: two glob commands may fit the same records). */
+function assign(commands: readonly ScriptCommand[], records: readonly string[][], used: Set<number>): boolean {
+  const [command, ...rest] = commands
+  if (command === undefined) return true
+  for (let i = 0; i < records.length; i++) {
+    if (used.has(i) || !fits(command, records[i] as string[])) continue
+    used.add(i)
+    if (assign(rest, records, used)) return true
+    used.delete(i)
+  }
+  return false
 }
 
 /** Does a recorded argv fit the command (each glob word standing for ≥ 1 words it matches, or itself)? */
