@@ -24,7 +24,7 @@ export interface Expectation {
 
 const WRITES = new Set(['>', '>>', '>|', '<>'])
 /** Builtins of some shell under test that a generated name can spell (`"c\<newline>d"` is cd): no stub runs for them. */
-const BUILTINS = new Set(['cd', 'echo', 'test', 'true', 'false', 'pwd', 'printf', 'kill', 'type', 'umask', 'wait', 'read', 'times', 'command', 'exec', 'time', 'exit', 'return', 'shift', 'ulimit', 'jobs', 'fg', 'bg', 'print', 'whence', 'which', 'dirs', 'pushd', 'popd', 'history', 'getopts', 'help', 'local', 'logout', 'suspend', 'caller', 'compgen', 'complete'])
+const BUILTINS = new Set(['cd', 'echo', 'test', '[', 'true', 'false', 'pwd', 'printf', 'kill', 'type', 'umask', 'wait', 'read', 'times', 'command', 'exec', 'time', 'exit', 'return', 'shift', 'ulimit', 'jobs', 'fg', 'bg', 'print', 'whence', 'which', 'dirs', 'pushd', 'popd', 'history', 'getopts', 'help', 'local', 'logout', 'suspend', 'caller', 'compgen', 'complete'])
 
 export function expectationOf(commands: readonly ScriptCommand[], operators: readonly Operator[], fixtures: readonly string[]): Expectation {
   const executed: ScriptCommand[] = []
