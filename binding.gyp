@@ -47,7 +47,7 @@
         ["OS=='linux'", {
           "sources": [
             "native/linux/probe.c", "native/linux/landlock-abi.c", "native/linux/seccomp-compile.c",
-            "native/linux/zygote-client.c", "native/linux/fdpass.c"
+            "native/linux/zygote-client.c", "native/linux/fdpass.c", "native/linux/pty.c"
           ],
           "libraries": ["-l:libseccomp.a"],
           "cflags": ["<@(reproducible_cflags)"],
@@ -71,7 +71,9 @@
             "native/linux/landlock.c", "native/linux/landlock-abi.c",
             "native/linux/seccomp.c", "native/linux/exec.c", "native/linux/supervise.c", "native/linux/status.c",
             "native/linux/zygote.c", "native/linux/zygote-request.c", "native/linux/zygote-child.c",
-            "native/linux/fdpass.c"
+            "native/linux/fdpass.c",
+            "native/linux/metadata-filter.c", "native/linux/notify.c", "native/linux/notify-target.c",
+            "native/linux/notify-resolve.c", "native/linux/notify-ops.c", "native/linux/pty.c"
           ],
           "cflags": ["<@(hardening_cflags)", "<@(reproducible_cflags)", "-std=gnu11"],
           "ldflags": ["-static-pie", "-Wl,-z,relro,-z,now", "<@(reproducible_ldflags)"]

@@ -11,7 +11,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createSandbox } from '../dist/index.js'
+import { prepareLinux, releasePrepared } from '../dist/platform/linux/prepare.js'
 import { race } from './lib.mjs'
+
+/** cordon's own plan of this sandbox's launch, with its bwrap arguments (internals; the bench reads dist/). */
+function planOf(sb) {
+  const req = sb.planRequest() // sandbox.prepare() hands out an opaque handle
+  return prepareLinux(req.mode, { policy: req.policy, explicit: req.explicit, bwrap: req.bwrap, allowUnconfinedFilesystem: req.allowUnconfinedFilesystem === true })
+}
 
 function run(file, args) {
   return new Promise((resolve) => spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: {} }).on('close', resolve))
@@ -25,17 +32,19 @@ export async function benchNamespaces({ rounds = 50 } = {}) {
   }
   const cwd = mkdtempSync(join(tmpdir(), 'cordon-bench-ns-'))
   const sb = createSandbox({ cwd, mode: 'namespaces', compat: 'best-effort' })
+  let plan
   try {
     const probe = await sb.run(['/bin/true']).catch((e) => e)
     if (probe instanceof Error || probe.enforcement.mode !== 'namespaces') {
       console.error(`bench: namespace mode skipped: ${probe instanceof Error ? probe.message : probe.enforcement.modeReason}`)
       return null
     }
-    // cordon's bwrap arguments up to the launcher (an internal method; the bench reads dist/).
-    const { prepared } = sb.prepare()
+    // cordon's bwrap arguments up to the launcher (its placeholders stay until the end).
+    plan = planOf(sb)
+    const { args } = plan
     // Binds cordon passes by descriptor (--bind-fd N P) become path binds: this bwrap is spawned
     // from Node, without those descriptors, and a bind costs bwrap the same either way.
-    const head = prepared.args.slice(0, prepared.args.indexOf('--'))
+    const head = args.slice(0, args.indexOf('--'))
     const byPath = []
     for (let i = 0; i < head.length; i++) {
       if (head[i] === '--bind-fd' || head[i] === '--ro-bind-fd') {
@@ -51,7 +60,7 @@ export async function benchNamespaces({ rounds = 50 } = {}) {
     }
     // The floor the issue itself sets: its namespaces, `/` read-only, /dev and /proc — cordon's
     // arguments up to `--proc /proc`, before any profile mount.
-    const requiredOnly = [...prepared.args.slice(0, prepared.args.indexOf('/proc') + 1), '--', '/bin/true']
+    const requiredOnly = [...args.slice(0, args.indexOf('/proc') + 1), '--', '/bin/true']
     const contenders = {
       bwrap: () => run(bwrap, ['--ro-bind', '/', '/', '/bin/true']),
       required: () => run(bwrap, requiredOnly),
@@ -61,6 +70,7 @@ export async function benchNamespaces({ rounds = 50 } = {}) {
     const med = await race(contenders, rounds)
     return { bwrapMs: med.bwrap, requiredMs: med.required, sameMountsMs: med.mounts, cordonMs: med.cordon, rounds }
   } finally {
+    if (plan) releasePrepared(plan)
     sb.close()
     rmSync(cwd, { recursive: true, force: true })
   }

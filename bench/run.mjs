@@ -2,6 +2,8 @@
 // same run (machines are shared and noisy: absolute times mean little).
 // Targets: confined spawn ≤ 1.3× bare spawn; CLI ≤ 1.5× `node -e 0`;
 // namespace mode ≤ plain bwrap + 1 ms; exec-policy decision ≤ 20 µs.
+// Measured without a target: a chmod in Landlock mode (a round trip to the
+// launcher's supervisor) against a plain chmod.
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -57,6 +59,17 @@ if (existsSync(new URL('./namespaces.mjs', import.meta.url))) {
     console.log(`${'  bwrap: required namespaces, /dev, /proc'.padEnd(44)} ${ns.requiredMs.toFixed(3).padStart(9)} ms  +${(ns.requiredMs - ns.bwrapMs).toFixed(3)} ms`)
     console.log(`${"  bwrap with cordon's namespaces and mounts".padEnd(44)} ${ns.sameMountsMs.toFixed(3).padStart(9)} ms  +${(ns.sameMountsMs - ns.bwrapMs).toFixed(3)} ms`)
     console.log(`${'cordon namespaces /bin/true'.padEnd(44)} ${ns.cordonMs.toFixed(3).padStart(9)} ms  +${(ns.cordonMs - ns.bwrapMs).toFixed(3)} ms${ns.cordonMs - ns.bwrapMs <= 1 ? '  ok (≤ +1 ms)' : '  OVER (target ≤ +1 ms)'}`)
+  }
+}
+
+if (existsSync(new URL('./metadata.mjs', import.meta.url))) {
+  const { benchMetadata } = await import('./metadata.mjs')
+  const md = await benchMetadata({ rounds: Math.max(10, Math.floor(N / 10)) })
+  if (md) {
+    const us = (ns) => `${(ns / 1000).toFixed(2).padStart(9)} µs`
+    console.log(`\nchmod, Landlock mode: ${md.calls} calls per run, median over ${md.rounds} interleaved rounds`)
+    console.log(`${'  unconfined'.padEnd(44)} ${us(md.outsideNs)}`)
+    console.log(`${'  in the sandbox (the supervisor decides)'.padEnd(44)} ${us(md.insideNs)}  ${md.ratio.toFixed(1)}× (rounds: ${md.p10.toFixed(1)}–${md.p90.toFixed(1)}×, p10–p90)`)
   }
 }
 

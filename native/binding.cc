@@ -43,6 +43,8 @@ const char *errno_name(int err) {
     case E2BIG: return "E2BIG";
     case ELOOP: return "ELOOP";
     case ENOTDIR: return "ENOTDIR";
+    case ENOTTY: return "ENOTTY";
+    case EIO: return "EIO";
     default: return "EUNKNOWN";
   }
 }
@@ -125,7 +127,7 @@ int OpFromName(const std::string &op) {
   return 0;
 }
 
-// One rule object { syscall, action: 'errno'|'kill', errno?, args: [{arg, op, value, mask?}] }.
+// One rule object { syscall, action: 'errno'|'kill'|'notify', errno?, args: [{arg, op, value, mask?}] }.
 bool ReadRule(const Napi::Value &v, cordon_sc_rule *r, std::string *name) {
   if (!v.IsObject()) return false;
   Napi::Object o = v.As<Napi::Object>();
@@ -133,8 +135,9 @@ bool ReadRule(const Napi::Value &v, cordon_sc_rule *r, std::string *name) {
   *name = o.Get("syscall").As<Napi::String>().Utf8Value();
   std::string action = o.Get("action").As<Napi::String>().Utf8Value();
   r->kill = action == "kill";
-  if (!r->kill && (action != "errno" || !o.Get("errno").IsNumber())) return false;
-  r->err = r->kill ? 0 : o.Get("errno").As<Napi::Number>().Int32Value();
+  r->notify = action == "notify";
+  if (!r->kill && !r->notify && (action != "errno" || !o.Get("errno").IsNumber())) return false;
+  r->err = r->kill || r->notify ? 0 : o.Get("errno").As<Napi::Number>().Int32Value();
   Napi::Value args = o.Get("args");
   if (!args.IsArray() || args.As<Napi::Array>().Length() > 3) return false;
   Napi::Array arr = args.As<Napi::Array>();
@@ -174,7 +177,8 @@ Napi::Value CompileSeccomp(const Napi::CallbackInfo &info) {
 }
 
 #ifdef __linux__
-Napi::Value FdPair(Napi::Env env, int (*make)(int[2], cordon_err *)) {
+template <typename Make>
+Napi::Value FdPair(Napi::Env env, Make make) {
   int fds[2];
   cordon_err e{};
   if (make(fds, &e) < 0) return ThrowCordonError(env, e);
@@ -209,6 +213,40 @@ Napi::Value OpenNoFollow(const Napi::CallbackInfo &info) {
   int fd = cordon_open_nofollow(path.c_str(), &e);
   if (fd < 0) return ThrowCordonError(env, e);
   return Napi::Number::New(env, fd);
+}
+
+// openPty(like) → [master, slave]: a new pseudo-terminal, both ends close-on-exec;
+// like >= 0 copies that terminal's line settings and window size to it.
+Napi::Value OpenPty(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsNumber()) return ThrowTypeError(env, "openPty(like: number)");
+  int like = info[0].As<Napi::Number>().Int32Value();
+  return FdPair(env, [like](int fds[2], cordon_err *e) { return cordon_pty_open(like, fds, e); });
+}
+
+// terminal(fd) → { rows, cols, foreground } when fd is a terminal, else null.
+Napi::Value Terminal(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsNumber()) return ThrowTypeError(env, "terminal(fd: number)");
+  cordon_tty t{};
+  if (cordon_tty_info(info[0].As<Napi::Number>().Int32Value(), &t) < 0) return env.Null();
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("rows", Napi::Number::New(env, t.rows));
+  o.Set("cols", Napi::Number::New(env, t.cols));
+  o.Set("foreground", Napi::Boolean::New(env, t.foreground != 0));
+  return o;
+}
+
+// setTerminalSize(fd, rows, cols): TIOCSWINSZ (the PTY master of a run).
+Napi::Value SetTerminalSize(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 3 || !info[0].IsNumber() || !info[1].IsNumber() || !info[2].IsNumber())
+    return ThrowTypeError(env, "setTerminalSize(fd: number, rows: number, cols: number)");
+  cordon_err e{};
+  if (cordon_tty_set_size(info[0].As<Napi::Number>().Int32Value(), info[1].As<Napi::Number>().Uint32Value(),
+                          info[2].As<Napi::Number>().Uint32Value(), &e) < 0)
+    return ThrowCordonError(env, e);
+  return env.Undefined();
 }
 
 // spawnZygote(path, requestFd) → { pid, events }: the zygote started, and the read end of its event pipe.
@@ -517,12 +555,16 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("reap", Napi::Function::New(env, Reap, "reap"));
   exports.Set("sealedMemfd", Napi::Function::New(env, SealedMemfd, "sealedMemfd"));
   exports.Set("FdReader", FdReader::Define(env));
+  exports.Set("openPty", Napi::Function::New(env, OpenPty, "openPty"));
+  exports.Set("terminal", Napi::Function::New(env, Terminal, "terminal"));
+  exports.Set("setTerminalSize", Napi::Function::New(env, SetTerminalSize, "setTerminalSize"));
   exports.Set("landlock", LandlockTable(env));
 #endif
   exports.Set("wire", Wire(env));
-  // 2: FdReader, sealedMemfd; 3: wire, landlock (src/native/load.ts refuses
-  // an addon of another version).
-  exports.Set("abiVersion", Napi::Number::New(env, 3));
+  // 2: FdReader, sealedMemfd; 3: wire, landlock; 4: compileSeccomp takes
+  // action 'notify'; 5: openPty, terminal, setTerminalSize (src/native/load.ts
+  // refuses an addon of another version).
+  exports.Set("abiVersion", Napi::Number::New(env, 5));
   return exports;
 }
 

@@ -1,6 +1,6 @@
 /** cordon — public API. */
 export { createSandbox, type Sandbox } from './sandbox/sandbox.js'
-export type { SandboxOptions, RunOptions } from './sandbox/options.js'
+export type { SandboxOptions, RunOptions, BufferRunOptions, TextRunOptions } from './sandbox/options.js'
 export type { SandboxProcess } from './sandbox/run.js'
 export type { SandboxResult } from './sandbox/result.js'
 export type { Enforcement, MissingProtection, EnforcementMode, LinuxEnforcement, PlatformEnforcement, WideningLimits } from './platform/enforcement.js'

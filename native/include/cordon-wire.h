@@ -99,6 +99,11 @@
 #define CORDON_STATUS_CAPS_DROPPED "capsDropped"
 #define CORDON_STATUS_BOUNDING_DROPPED "boundingDropped"
 #define CORDON_STATUS_SKIPPED_RULES "skippedRules"
+/* Landlock mode's metadata filter: 1 the supervisor decides chmod, chown,
+ * utimes and xattr calls; 0 they are refused outright (a listener could not
+ * be installed: a parent sandbox's filter, or another listener, EBUSY);
+ * -1 not planned (namespace mode). */
+#define CORDON_STATUS_METADATA "metadata"
 /* The error record ("ok": false): the failing step, syscall and errno. */
 #define CORDON_STATUS_STEP "step"
 #define CORDON_STATUS_SYSCALL "syscall"
@@ -148,6 +153,7 @@
   FIELD(setup, CORDON_STATUS_CAPS_DROPPED)                               \
   FIELD(setup, CORDON_STATUS_BOUNDING_DROPPED)                           \
   FIELD(setup, CORDON_STATUS_SKIPPED_RULES)                              \
+  FIELD(setup, CORDON_STATUS_METADATA)                                   \
   FIELD(error, CORDON_STATUS_OK)                                         \
   FIELD(error, CORDON_STATUS_STEP)                                       \
   FIELD(error, CORDON_STATUS_SYSCALL)                                    \

@@ -80,7 +80,8 @@ enum { CORDON_OP_EQ = 1, CORDON_OP_NE, CORDON_OP_MASKED_EQ, CORDON_OP_GT, CORDON
 struct cordon_sc_arg { unsigned arg; int op; uint64_t mask; uint64_t value; };
 struct cordon_sc_rule {
   const char *syscall;
-  int kill;   /* 1: kill the process; 0: fail with errno `err` */
+  int kill;   /* 1: kill the process; 0: fail with errno `err` (or notify) */
+  int notify; /* 1: ask the listener (SECCOMP_RET_USER_NOTIF): the metadata filter */
   int err;
   struct cordon_sc_arg args[3];
   unsigned nargs;
@@ -91,6 +92,20 @@ int cordon_seccomp_compile(const struct cordon_sc_rule *rules, size_t n, uint8_t
 /* ---------- descriptor passing (linux/fdpass.c, in the addon and the launcher) ---------- */
 /* One message with up to 64 descriptors attached (SCM_RIGHTS); 0 or -1 with errno. */
 int cordon_send_fds(int sock, const void *msg, size_t len, const int *fds, size_t nfds);
+
+/* ---------- the command's own terminal (addon side of linux/pty.c) ---------- */
+/* A new PTY, both ends close-on-exec and above fd 2: fds[0] the master
+ * (non-blocking), fds[1] the slave. like >= 0: the slave starts with that
+ * terminal's line settings and window size; -1: the kernel's defaults. */
+int cordon_pty_open(int like, int fds[2], struct cordon_err *e);
+struct cordon_tty {
+  unsigned rows, cols; /* window size, 0×0 when the terminal has none */
+  int foreground;      /* 1 when this process may set its modes and read it now */
+};
+/* 0 with *t filled when fd is a terminal; -1 with errno (ENOTTY) otherwise. */
+int cordon_tty_info(int fd, struct cordon_tty *t);
+/* TIOCSWINSZ: the kernel signals SIGWINCH to the terminal's foreground group. */
+int cordon_tty_set_size(int fd, unsigned rows, unsigned cols, struct cordon_err *e);
 
 /* ---------- zygote client (addon side of linux/zygote.c) ---------- */
 int cordon_pipe(int fds[2], struct cordon_err *e);

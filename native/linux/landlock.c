@@ -41,7 +41,7 @@ static uint64_t rights_for(unsigned acc, uint64_t handled) {
  * after planning to redirect this rule onto another tree: refuse to follow
  * it anywhere in the path (openat2(2) RESOLVE_NO_SYMLINKS, Linux 5.6; before
  * that, O_NOFOLLOW guards the last component only). */
-static int open_no_symlinks(const char *path) {
+int cordon_open_no_symlinks(const char *path) {
   struct { uint64_t flags, mode, resolve; } how = {O_PATH | O_CLOEXEC, 0, 0x04 /* RESOLVE_NO_SYMLINKS */};
   int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
   if (fd < 0 && errno == ENOSYS) fd = open(path, O_PATH | O_CLOEXEC | O_NOFOLLOW);
@@ -51,7 +51,7 @@ static int open_no_symlinks(const char *path) {
 static int add_path_rule(int ruleset, const struct ll_rule *rule, uint64_t handled, struct cordon_err *e) {
   struct ll_path_beneath_attr pb;
   struct stat st;
-  int fd = open_no_symlinks(rule->path);
+  int fd = cordon_open_no_symlinks(rule->path);
   if (fd < 0 && errno == ENOENT) return 1;
   if (fd < 0) {
     cordon_err_set(e, "landlock", "openat2", errno);

@@ -6,8 +6,9 @@
  * status fd. Reads the plan (JSON) from the plan fd until EOF, then
  * applies, in this order:
  *   setsid → parent death signal → cwd → close fds → rlimits →
- *   capabilities → no_new_privs → fork; in the child: Landlock → seccomp
- *   (last) → execve; the parent stays as the command's supervisor
+ *   capabilities → no_new_privs → fork; in the child: its own session and
+ *   controlling terminal when cordon made it a PTY (pty.c) → Landlock →
+ *   seccomp (last) → execve; the parent stays as the command's supervisor
  *   (supervise.c), outside the command's Landlock domain so that the
  *   command cannot signal it.
  * The order matters: capabilities are dropped before no_new_privs (so a

@@ -53,6 +53,10 @@ struct plan {
   int seccomp;
   uint8_t *sc_bpf; size_t sc_len;   /* compiled BPF program (struct sock_filter[]) */
   int sc_count;                     /* rules it was compiled from, for the report */
+  int metadata;                     /* Landlock mode: the metadata filter (metadata.h) */
+  uint8_t *md_bpf; size_t md_len;   /* its program, SECCOMP_RET_USER_NOTIF for each syscall */
+  int md_count;
+  int ctty;                         /* fd of cordon's PTY to make the command's controlling terminal, or -1 */
 };
 int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e);
 
@@ -68,6 +72,7 @@ struct applied {
   int caps_dropped;         /* eff/perm/inh/ambient empty (verified) */
   int bounding_dropped;     /* bounding set emptied (needs CAP_SETPCAP) */
   int skipped_rules;        /* Landlock rules skipped: path vanished */
+  int metadata;             /* 1 supervisor decides, 0 refused outright (no listener), -1 not planned */
 };
 
 /* ---------- steps (one file each) ---------- */
@@ -81,11 +86,17 @@ int step_drop_caps(struct applied *a, struct cordon_err *e);
 int step_no_new_privs(struct applied *a, struct cordon_err *e);
 int step_landlock(const struct plan *p, struct applied *a, struct cordon_err *e);
 int step_seccomp(const struct plan *p, struct applied *a, struct cordon_err *e);
+/* metadata-filter.c: before step_seccomp (whose filter refuses NEW_LISTENER) */
+int step_metadata(const struct plan *p, int listener_sock, struct applied *a, struct cordon_err *e);
 int step_exec(const struct plan *p, struct cordon_err *e);
+/* pty.c: in the command's process, a session of its own with the PTY as controlling terminal */
+int step_ctty(const struct plan *p, struct cordon_err *e);
 int step_supervise(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e);
 
 /* The running kernel's Landlock ABI, or -errno (landlock.c). */
 int landlock_abi_version(void);
+/* An O_PATH fd on a canonical absolute path, refusing any symlink on the way (landlock.c). */
+int cordon_open_no_symlinks(const char *path);
 
 /* launcher.c: one confined command on an open plan fd and status fd (from
  * main.c, or in a child of the zygote). Returns only on failure, with the

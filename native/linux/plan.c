@@ -6,6 +6,7 @@
  * unconfined run that the report claims is confined.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -143,18 +144,41 @@ static int b64_decode(const char *in, uint8_t **out, size_t *len) {
   return *out ? 0 : -1;
 }
 
-static int parse_seccomp(const struct json *sc, struct plan *p, struct cordon_err *e) {
+/* A compiled filter, { bpf: base64, rules: N }: 1 when present, 0 absent, -1 malformed. */
+static int parse_program(const struct json *sc, const char *name, uint8_t **bpf_out, size_t *len, int *n,
+                         struct cordon_err *e) {
   static const char *const keys[] = {"bpf", "rules", NULL};
-  const struct json *bpf, *count;
+  char what[32];
   if (!sc || sc->type == J_NULL) return 0;
-  if (sc->type != J_OBJ) return bad(e, "seccomp");
+  if (sc->type != J_OBJ) return bad(e, name);
   if (only_keys(sc, keys, e)) return -1;
-  bpf = json_get(sc, "bpf");
-  count = json_get(sc, "rules");
-  if (!bpf || bpf->type != J_STR || b64_decode(bpf->str, &p->sc_bpf, &p->sc_len)) return bad(e, "seccomp.bpf");
-  if (!count || count->type != J_NUM) return bad(e, "seccomp.rules");
-  p->seccomp = 1;
-  p->sc_count = (int)count->num;
+  const struct json *bpf = json_get(sc, "bpf"), *count = json_get(sc, "rules");
+  snprintf(what, sizeof what, "%s.bpf", name);
+  if (!bpf || bpf->type != J_STR || b64_decode(bpf->str, bpf_out, len)) return bad(e, what);
+  snprintf(what, sizeof what, "%s.rules", name);
+  if (!count || count->type != J_NUM) return bad(e, what);
+  *n = (int)count->num;
+  return 1;
+}
+
+static int parse_seccomp(const struct json *root, struct plan *p, struct cordon_err *e) {
+  int rc = parse_program(json_get(root, "seccomp"), "seccomp", &p->sc_bpf, &p->sc_len, &p->sc_count, e);
+  if (rc < 0) return -1;
+  p->seccomp = rc;
+  /* Landlock mode's metadata filter (metadata.h): absent in namespace mode. */
+  rc = parse_program(json_get(root, "metadata"), "metadata", &p->md_bpf, &p->md_len, &p->md_count, e);
+  if (rc < 0) return -1;
+  p->metadata = rc;
+  return 0;
+}
+
+/* "ctty": which of fds 0–2 carries the PTY cordon made for the command
+ * (pty.c); absent when the command holds no terminal of cordon's. */
+static int parse_ctty(const struct json *v, struct plan *p, struct cordon_err *e) {
+  p->ctty = -1;
+  if (!v) return 0;
+  if (v->type != J_NUM || (v->num != 0 && v->num != 1 && v->num != 2)) return bad(e, "ctty");
+  p->ctty = (int)v->num;
   return 0;
 }
 
@@ -169,7 +193,7 @@ static int parse_keep_fds(const struct json *arr, struct plan *p, struct cordon_
 }
 
 int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e) {
-  static const char *const keys[] = {"v", "argv", "env", "cwd", "keepFds", "compat", "rlimits", "landlock", "seccomp", NULL};
+  static const char *const keys[] = {"v", "argv", "env", "cwd", "keepFds", "compat", "rlimits", "landlock", "seccomp", "metadata", "ctty", NULL};
   const struct json *v = json_get(root, "v"), *cwd = json_get(root, "cwd"), *compat = json_get(root, "compat");
   memset(p, 0, sizeof *p);
   if (!root || root->type != J_OBJ) return bad(e, "plan");
@@ -182,6 +206,7 @@ int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e
   if (!compat || compat->type != J_STR) return bad(e, "compat");
   p->hard = strcmp(compat->str, "hard") == 0;
   if (parse_keep_fds(json_get(root, "keepFds"), p, e) || parse_rlimits(json_get(root, "rlimits"), p, e)) return -1;
+  if (parse_ctty(json_get(root, "ctty"), p, e)) return -1;
   if (parse_landlock(json_get(root, "landlock"), p, e)) return -1;
-  return parse_seccomp(json_get(root, "seccomp"), p, e);
+  return parse_seccomp(root, p, e);
 }

@@ -28,10 +28,36 @@ static enum scmp_compare to_scmp_op(int op) {
   }
 }
 
+/* Syscalls newer than the libseccomp cordon links (Debian 12's 2.5.4 knows
+ * nothing past Linux 6.7). Leaving one out would leave it open: setxattrat
+ * sets an extended attribute as setxattr does, past a filter that names
+ * only setxattr. Since Linux 5.1 (pidfd_send_signal, 424) a new syscall gets
+ * the same number on every architecture but alpha (the "unified" numbering
+ * of asm-generic/unistd.h and syscall_64.tbl), so one number serves every
+ * architecture cordon builds for. */
+static const struct { const char *name; int nr; } newer_syscalls[] = {
+  {"setxattrat", 463},    /* Linux 6.13 */
+  {"removexattrat", 466}, /* Linux 6.13 */
+};
+
+static int resolve_syscall(const char *name) {
+  int nr = seccomp_syscall_resolve_name(name);
+  for (size_t i = 0; nr == __NR_SCMP_ERROR && i < sizeof newer_syscalls / sizeof *newer_syscalls; i++)
+    if (strcmp(newer_syscalls[i].name, name) == 0) nr = newer_syscalls[i].nr;
+  return nr;
+}
+
+static uint32_t action_of(const struct cordon_sc_rule *r) {
+  if (r->kill) return SCMP_ACT_KILL_PROCESS;
+  /* The metadata filter: the launcher's supervisor answers (seccomp_unotify(2)). */
+  if (r->notify) return SCMP_ACT_NOTIFY;
+  return SCMP_ACT_ERRNO((uint32_t)r->err);
+}
+
 static int add_rule(scmp_filter_ctx ctx, const struct cordon_sc_rule *r, struct cordon_err *e) {
   struct scmp_arg_cmp cmp[3];
-  int nr = seccomp_syscall_resolve_name(r->syscall);
-  uint32_t action = r->kill ? SCMP_ACT_KILL_PROCESS : SCMP_ACT_ERRNO((uint32_t)r->err);
+  int nr = resolve_syscall(r->syscall);
+  uint32_t action = action_of(r);
   /* A name this libseccomp does not know is a rules-file error, not a rule
    * to skip: skipping would leave that syscall open while the report says
    * it is filtered (fail closed). */
@@ -60,14 +86,30 @@ static int add_rule(scmp_filter_ctx ctx, const struct cordon_sc_rule *r, struct 
  * process: their numbers differ, so a filter written for the native table
  * would not apply to them. libseccomp only adds the native arch. */
 static int configure(scmp_filter_ctx ctx, struct cordon_err *e) {
+  /* libseccomp accepts SCMP_ACT_NOTIFY only when it finds user
+   * notification in this process: it tries seccomp(NEW_LISTENER) here,
+   * which a parent cordon sandbox refuses (EPERM), and would then fail
+   * the whole compile. The program is only exported, never loaded by
+   * libseccomp, so tell it the API level instead (5: notify, Linux 5.0;
+   * Landlock mode needs 5.13 anyway). */
+  if (seccomp_api_get() < 5) seccomp_api_set(5);
   int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
   if (rc < 0) { cordon_err_set(e, "seccomp", "seccomp_attr_set", -rc); return -1; }
   return 0;
 }
 
-/* seccomp_export_bpf writes to an fd: use an anonymous memory file. */
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U /* Linux 6.3, <linux/memfd.h> */
+#endif
+
+/* seccomp_export_bpf writes to an fd: use an anonymous memory file. A
+ * non-executable one where the kernel has them (Linux 6.3): inside a cordon
+ * sandbox (a nested run) the filter refuses executable memfds with ENOSYS
+ * (seccomp.rules), and vm.memfd_noexec=2 hosts refuse them too, as for the
+ * plan's memfd (zygote-client.c). */
 static int export_bpf(scmp_filter_ctx ctx, uint8_t **out, size_t *len, struct cordon_err *e) {
-  int fd = memfd_create("cordon-bpf", MFD_CLOEXEC), rc;
+  int fd = memfd_create("cordon-bpf", MFD_CLOEXEC | MFD_NOEXEC_SEAL), rc;
+  if (fd < 0 && errno == EINVAL) fd = memfd_create("cordon-bpf", MFD_CLOEXEC);
   off_t size;
   if (fd < 0) { cordon_err_set(e, "seccomp", "memfd_create", errno); return -1; }
   if ((rc = seccomp_export_bpf(ctx, fd)) < 0) { close(fd); cordon_err_set(e, "seccomp", "seccomp_export_bpf", -rc); return -1; }

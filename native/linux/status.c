@@ -90,6 +90,7 @@ void status_write_ok(int fd, const struct applied *a) {
   put_bool(&r, CORDON_STATUS_CAPS_DROPPED, a->caps_dropped);
   put_bool(&r, CORDON_STATUS_BOUNDING_DROPPED, a->bounding_dropped);
   put_int(&r, CORDON_STATUS_SKIPPED_RULES, a->skipped_rules);
+  put_int(&r, CORDON_STATUS_METADATA, a->metadata);
   send_record(fd, &r);
 }
 

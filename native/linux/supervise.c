@@ -9,6 +9,8 @@
  *    the command double-forks and setsid()s are re-parented to it instead of
  *    to init, and are killed when the command ends: the sandboxed tree does
  *    not outlive its command;
+ *  - in Landlock mode, holds the listener of the command's metadata filter
+ *    and decides its chmod, chown, utimes and xattr calls (metadata.h);
  *  - forwards SIGTERM/SIGINT/SIGHUP/SIGQUIT to the command;
  *  - on SIGUSR2 — sent by cordon on a timeout or abort, and delivered as the
  *    parent-death signal if the caller dies — kills the command and sweeps
@@ -33,6 +35,7 @@
 #include <unistd.h>
 #include "cordon-wire.h"
 #include "launcher.h"
+#include "metadata.h"
 
 #define MAX_SWEEPS 256 /* bound the kill loop against a fork bomb */
 
@@ -123,6 +126,7 @@ struct child_args {
   pid_t supervisor;
   struct applied *a;
   sigset_t mask; /* the signal mask to exec the command with */
+  int md_sock;   /* Landlock mode: where the metadata listener goes (metadata.h), or -1 */
 };
 
 /* The command gets default handling of the supervisor's signals and the
@@ -147,7 +151,7 @@ static int child_exec(void *arg) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != c->supervisor) _exit(CORDON_EXIT_SETUP);
   /* Landlock and seccomp bind this task only (landlock_restrict_self(2),
    * seccomp(2) without TSYNC): the supervisor stays outside both. */
-  if (step_landlock(c->p, c->a, &e) || step_seccomp(c->p, c->a, &e)) {
+  if (step_ctty(c->p, &e) || step_landlock(c->p, c->a, &e) || step_metadata(c->p, c->md_sock, c->a, &e) || step_seccomp(c->p, c->a, &e)) {
     status_write_err(c->status_fd, &e);
     _exit(CORDON_EXIT_SETUP);
   }
@@ -171,12 +175,16 @@ static pid_t start_command(struct child_args *c) {
 /* Returns only on failure to fork; otherwise exits with the command's status. */
 int step_supervise(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e) {
   pid_t self = getpid(), caller = getppid(), child;
+  struct md_roots roots;
+  int md_sock[2];
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) { cordon_err_set(e, "supervise", "prctl(PR_SET_CHILD_SUBREAPER)", errno); return -1; }
-  struct child_args c = {p, status_fd, self, a, {{0}}};
+  if (md_prepare(p, &roots, md_sock, e)) return -1;
+  struct child_args c = {p, status_fd, self, a, {{0}}, md_sock[1]};
   block_handled(&c.mask);
   install_handlers(caller);
   child = start_command(&c);
   if (child < 0) { cordon_err_set(e, "supervise", "clone", errno); return -1; }
+  int listener = md_take_listener(md_sock);
   command_pid = child;
   sigprocmask(SIG_SETMASK, &c.mask, NULL); /* pending signals act now */
   /* Not dumpable: the command (same uid) cannot open /proc/<supervisor>/mem
@@ -184,7 +192,7 @@ int step_supervise(const struct plan *p, int status_fd, struct applied *a, struc
   prctl(PR_SET_DUMPABLE, 0);
   /* The supervisor does not hold the command's stdio open. */
   close(0); close(1); close(2);
-  int status = wait_command(child);
+  int status = listener >= 0 ? md_serve(listener, child, &roots) : wait_command(child);
   sweep();
   status_write_exit(status_fd, status);
   if (status >= 0 && WIFSIGNALED(status)) _exit(128 + WTERMSIG(status));

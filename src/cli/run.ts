@@ -80,13 +80,17 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
     const sb = createSandbox(parsed.options)
     const stdio = parsed.json ? 'pipe' : 'inherit'
     const ac = new AbortController()
-    const forward = () => ac.abort()
+    let stoppedBy: NodeJS.Signals = 'SIGINT'
+    const forward = (signal: NodeJS.Signals) => ((stoppedBy = signal), ac.abort())
     process.once('SIGINT', forward).once('SIGTERM', forward)
     try {
       const r = await sb.run(parsed.command, { stdin: parsed.json ? 'ignore' : 'inherit', stdout: stdio, stderr: stdio, signal: ac.signal, ...(parsed.timeout ? { timeout: parsed.timeout } : {}) })
       if (parsed.json) io.stdout(JSON.stringify(r, null, 2) + '\n')
       else if (r.enforcement.status !== 'full') io.stderr(`cordon: enforcement ${r.enforcement.status} (${r.enforcement.mode}): missing ${r.enforcement.missing.map((m) => m.protection).join(', ')}\n`)
       if (r.signal) return 128 + ((constants.signals as Record<string, number>)[r.signal] ?? 0)
+      // Stopped by the caller's ^C or SIGTERM before the command started or
+      // without a status of its own: the shell convention, 128 + that signal.
+      if (r.exitCode === null && r.isCanceled) return 128 + constants.signals[stoppedBy]
       return r.exitCode ?? EXIT.setup
     } finally {
       process.off('SIGINT', forward).off('SIGTERM', forward)

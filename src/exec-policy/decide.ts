@@ -9,33 +9,11 @@ import { splitCommand, type CommandSplit, type Segment } from './shell/command-s
 import { dangerousReason } from './heuristics/dangerous-commands.js'
 import { hiddenPrograms } from './rules/hidden-programs.js'
 import { matchRules, possibleMatches } from './rules/matcher.js'
-import { prepareWorkspace, writeVerdict, type PreparedWorkspace, type Workspace } from './heuristics/redirections.js'
+import { prepareWorkspace, writeVerdict, type PreparedWorkspace } from './heuristics/redirections.js'
 import { trustedProgramName } from './shell/program-name.js'
 import { prepareResolve, resolveWith, type PreparedResolve, type ResolvedProgram, type ResolveOptions } from './shell/resolve-program.js'
 import { isKnownSafe, isKnownSafeForAnyArguments } from './heuristics/safe-commands.js'
-import { stricter, type CommandDecision, type Decision, type DecisionSource, type MatchedRule, type Policy, type SegmentDecision } from './types.js'
-
-export interface DecideOptions {
-  /**
-   * Resolve bare program names through this PATH: a segment that would be
-   * allowed is downgraded to `prompt` when the name resolves via a relative
-   * or writable PATH entry, or to a path `host_executable` does not list.
-   */
-  readonly resolve?: ResolveOptions
-  /**
-   * Where the command runs, for judging what its redirections write
-   * (heuristics/redirections.ts). Defaults to `resolve`'s cwd and writable
-   * roots; with neither, every redirection to a file is asked about.
-   */
-  readonly workspace?: Workspace
-  /**
-   * Variables the command runs with besides the sandbox's own (the
-   * orchestrator's request `env`). One that changes what a shell runs
-   * (`BASH_ENV`, `BASH_FUNC_…%%`, `ZDOTDIR`, `SHELLOPTS`, …: see
-   * shell/shell-environment.ts) makes every shell script opaque.
-   */
-  readonly env?: Readonly<Record<string, string | undefined>>
-}
+import { stricter, type CommandDecision, type DecideOptions, type Decision, type DecisionSource, type MatchedRule, type Policy, type SegmentDecision } from './types.js'
 
 /**
  * Segments whose argv as written is not what runs (a glob expands): an

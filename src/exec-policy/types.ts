@@ -3,6 +3,8 @@
  * policy, and the result of deciding a command. Everything here is plain
  * data so results can be logged, serialised and compared in tests.
  */
+import type { Workspace } from './heuristics/redirections.js'
+import type { ResolveOptions } from './shell/resolve-program.js'
 
 /** What the orchestrator should do before running a command. */
 export type Decision = 'allow' | 'prompt' | 'forbidden'
@@ -121,4 +123,32 @@ export interface CommandDecision {
   readonly opaque: boolean
   /** A `prefix_rule` pattern the user could add to stop being asked; absent when banned. */
   readonly proposedAmendment?: readonly string[]
+}
+
+/**
+ * Options of one decision. Here, not in decide.ts, so that the public
+ * declarations never import decide.d.ts and through it web-tree-sitter's
+ * types (which name a global they do not ship: a consumer compiling with
+ * skipLibCheck: false would fail on them).
+ */
+export interface DecideOptions {
+  /**
+   * Resolve bare program names through this PATH: a segment that would be
+   * allowed is downgraded to `prompt` when the name resolves via a relative
+   * or writable PATH entry, or to a path `host_executable` does not list.
+   */
+  readonly resolve?: ResolveOptions
+  /**
+   * Where the command runs, for judging what its redirections write
+   * (heuristics/redirections.ts). Defaults to `resolve`'s cwd and writable
+   * roots; with neither, every redirection to a file is asked about.
+   */
+  readonly workspace?: Workspace
+  /**
+   * Variables the command runs with besides the sandbox's own (the
+   * orchestrator's request `env`). One that changes what a shell runs
+   * (`BASH_ENV`, `BASH_FUNC_…%%`, `ZDOTDIR`, `SHELLOPTS`, …: see
+   * shell/shell-environment.ts) makes every shell script opaque.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>
 }

@@ -30,7 +30,8 @@ export interface NativeHardening {
 
 export interface NativeSeccompRule {
   syscall: string
-  action: 'errno' | 'kill'
+  /** notify: SECCOMP_RET_USER_NOTIF, answered by the launcher's supervisor (the metadata filter). */
+  action: 'errno' | 'kill' | 'notify'
   errno?: number
   args: { arg: number; op: 'eq' | 'ne' | 'masked_eq' | 'gt' | 'lt'; value: string; mask?: string }[]
 }
@@ -105,11 +106,32 @@ export interface NativeBinding {
    * error, after which the descriptor is closed.
    */
   FdReader: new (fd: number, onData: (chunk: Buffer | null) => void) => NativeFdReader
+  /**
+   * Linux: a new pseudo-terminal, [master (non-blocking), slave], both close-on-exec; with
+   * `like` >= 0 the slave starts with that terminal's line settings and
+   * window size (-1: the kernel's defaults).
+   */
+  openPty(like: number): [number, number]
+  /** Linux: `fd`'s window size and whether this process may use it now (not a background job), or null when it is no terminal. */
+  terminal(fd: number): NativeTerminal | null
+  /** Linux: set a terminal's window size (TIOCSWINSZ); its foreground group gets SIGWINCH. */
+  setTerminalSize(fd: number, rows: number, cols: number): void
   /** Linux: the Landlock rights of each ABI. */
   landlock: NativeLandlockTable
   /** The wire protocol's constants. */
   wire: NativeWire
   abiVersion: number
+}
+
+export interface NativeTerminal {
+  rows: number
+  cols: number
+  /**
+   * This process may set the terminal's modes and read it: it is not our
+   * controlling terminal, or our process group is its foreground group (a
+   * background job doing either would be stopped by SIGTTOU/SIGTTIN).
+   */
+  foreground: boolean
 }
 
 export interface NativeFdReader {

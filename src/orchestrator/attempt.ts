@@ -4,7 +4,8 @@
  * sandbox that cannot be set up (SetupError, UnsupportedError) is recorded
  * as the attempt's error — it is not a denial and is never escalated.
  */
-import { CordonError } from '../errors.js'
+import type { Readable } from 'node:stream'
+import { CordonError, SetupError } from '../errors.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { RunOptions, SandboxOptions } from '../sandbox/options.js'
 import type { SandboxResult } from '../sandbox/result.js'
@@ -12,6 +13,20 @@ import type { Enforcement } from '../platform/enforcement.js'
 import type { ApprovalRecord } from './approval/approval.js'
 import { detectDenials, type Denial } from './denial/denial.js'
 import type { Widening } from './escalation/widen.js'
+import { OutputCollector, OutputRelay, type OutputKeep, type OutputListener, type OutputTruncation } from './output.js'
+
+/** A run's result as the orchestrator reports it: stdout/stderr within the request's maxBuffer, and what was cut. */
+export interface AttemptResult extends SandboxResult {
+  /** Present when output went past maxBuffer: per stream, how many bytes were dropped and where. */
+  readonly truncation?: OutputTruncation
+}
+
+/** How an attempt's output is streamed and kept (the request's onOutput, maxBuffer, keep). */
+export interface OutputSpec {
+  readonly listener: OutputListener | undefined
+  readonly maxBuffer: number
+  readonly keep: OutputKeep
+}
 
 export interface AttemptRecord {
   readonly index: 1 | 2
@@ -25,7 +40,7 @@ export interface AttemptRecord {
   }
   /** Who let this attempt run. */
   readonly approval: ApprovalRecord
-  readonly result?: SandboxResult
+  readonly result?: AttemptResult
   readonly error?: { readonly name: string; readonly code: string; readonly message: string }
   /** Sandbox denials detected in this attempt, with evidence. */
   readonly denials: readonly Denial[]
@@ -41,6 +56,9 @@ export interface AttemptSpec {
   /** The directory it runs in; when it differs from the sandbox cwd the command is wrapped in `cd`. */
   readonly cwd: string
   readonly run: RunOptions
+  readonly output: OutputSpec
+  /** The outcome's notes (an onOutput callback that failed is noted here). */
+  readonly notes: string[]
   readonly createSandbox: (options: SandboxOptions) => Sandbox
 }
 
@@ -51,7 +69,14 @@ export async function runAttempt(spec: AttemptSpec): Promise<AttemptRecord> {
   try {
     sb = spec.createSandbox(spec.options)
     const argv = sb.cwd === spec.cwd ? spec.command : inDirectory(spec.cwd, spec.command)
-    const result = await sb.run(argv, spec.run)
+    const result = await streamed(sb, argv, spec).catch((e: unknown) => {
+      // The host changed between planning and launch and nothing ran (a
+      // path vanished, namespaces stopped working): plan again, once, as
+      // sandbox.run() does.
+      if (!(e instanceof SetupError && e.hostChanged) || spec.run.signal?.aborted) throw e
+      spec.notes.push(`attempt ${spec.index}: ${e.message}; planned again`)
+      return streamed(sb!, argv, spec)
+    })
     const shown = { ...result, command: [...spec.command] }
     const denials = detectDenials({ result: shown, cwd: spec.cwd, command: spec.command })
     return { ...base, sandbox: { ...sandboxInfo, enforcement: result.enforcement }, result: shown, denials }
@@ -62,6 +87,55 @@ export async function runAttempt(spec: AttemptSpec): Promise<AttemptRecord> {
   } finally {
     sb?.close()
   }
+}
+
+/**
+ * Run through the sandbox's spawn(): every chunk goes to the caller's
+ * listener as it arrives and into a collector that keeps maxBuffer bytes
+ * per stream (head, tail or both). The sandbox keeps its own copy within
+ * the same bound; the result shows the collector's. stdin is given
+ * explicitly (the request's input, else none), whatever spawn's default.
+ */
+async function streamed(sb: Sandbox, argv: readonly string[], spec: AttemptSpec): Promise<AttemptResult> {
+  const { maxBuffer, keep, listener } = spec.output
+  const relay = new OutputRelay(spec.index, listener)
+  const out = new OutputCollector('stdout', maxBuffer, keep)
+  const err = new OutputCollector('stderr', maxBuffer, keep)
+  const stdin = spec.run.input !== undefined ? 'pipe' : 'ignore'
+  const child = sb.spawn(argv[0] as string, argv.slice(1), { ...spec.run, stdin, stdout: 'pipe', stderr: 'pipe', maxBuffer, encoding: 'utf8' })
+  const ended = Promise.all([follow(child.stdout, out, relay), follow(child.stderr, err, relay)])
+  try {
+    const result = await child
+    await ended
+    const o = out.finish()
+    const e = err.finish()
+    const truncation: OutputTruncation | undefined = o.cut || e.cut ? { ...(o.cut ? { stdout: o.cut } : {}), ...(e.cut ? { stderr: e.cut } : {}) } : undefined
+    return { ...result, stdout: o.text, stderr: e.text, outputTruncated: truncation !== undefined, ...(truncation ? { truncation } : {}) }
+  } finally {
+    if (relay.failure) spec.notes.push(relay.failure)
+  }
+}
+
+/** Feed one output stream to the collector and the relay; resolves when it has ended. */
+function follow(stream: Readable | null, collector: OutputCollector, relay: OutputRelay): Promise<void> {
+  if (!stream) return Promise.resolve()
+  return new Promise((resolve) => {
+    let done = false
+    stream.on('data', (d: Buffer | string) => {
+      const b = typeof d === 'string' ? Buffer.from(d) : d
+      collector.push(b)
+      relay.data(collector.stream, b)
+    })
+    const finish = () => {
+      if (done) return
+      done = true
+      relay.end(collector.stream)
+      resolve()
+    }
+    stream.once('end', finish)
+    stream.once('close', finish)
+    stream.once('error', finish)
+  })
 }
 
 /** Run argv in `dir` inside the same sandbox: `sh -c 'cd -- "$1" && shift && exec "$@"'`. */

@@ -6,7 +6,8 @@
 export { createOrchestrator, type Orchestrator, type OrchestratorOptions, type Assessment } from './orchestrator.js'
 export { execRequestSchema, orchestratorOptionsSchema, type ExecRequest } from './options.js'
 export type { ExecOutcome, ExecStatus, Escalation } from './outcome.js'
-export type { AttemptRecord } from './attempt.js'
+export type { AttemptRecord, AttemptResult } from './attempt.js'
+export type { OutputChunk, OutputCut, OutputKeep, OutputListener, OutputStream, OutputTruncation } from './output.js'
 export { approvalModeSchema, promptClassSchema, type ApprovalMode, type PromptClass } from './approval/approval-mode.js'
 export {
   approvalDecisionSchema,

@@ -7,6 +7,7 @@ import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { approvalModeSchema, promptClassSchema } from './approval/approval-mode.js'
+import type { OutputListener } from './output.js'
 
 const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'expected a function')
 const hookCommand = z
@@ -18,6 +19,7 @@ const hookCommand = z
   })
   .strict()
 const hook = z.union([fn, hookCommand])
+const outputListener = z.custom<OutputListener>((v) => typeof v === 'function', 'expected a function')
 
 export const orchestratorOptionsSchema = z
   .object({
@@ -64,6 +66,12 @@ export const execRequestSchema = z
     timeout: z.number().int().positive().optional(),
     input: z.string().optional(),
     env: z.record(z.string(), z.string()).optional(),
+    /** Called with each chunk of output as it arrives: `{ attempt, stream, chunk, raw }`. Not awaited. */
+    onOutput: outputListener.optional(),
+    /** Bytes of stdout, and of stderr, kept in the result (default 64 MiB, the sandbox's own bound); see `keep`. */
+    maxBuffer: z.number().int().positive().optional(),
+    /** Which part of an output longer than maxBuffer is kept: the start, the end, or half of each (default). */
+    keep: z.enum(['head', 'tail', 'head-tail']).default('head-tail'),
     /** Per request: whether this tool allows a wider retry (default: the orchestrator's escalateOnFailure). */
     escalateOnFailure: z.boolean().optional(),
     /** A patch-style request: approval keys on each (environment, path). */

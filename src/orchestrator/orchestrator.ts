@@ -30,7 +30,8 @@ import { requirementFor, type Requirement } from './approval/requirement.js'
 import { SessionCache } from './approval/session-cache.js'
 import { runPostToolUse, runPreToolUse } from './hooks/tool-hooks.js'
 import { noSandboxWidening, applyWidening } from './escalation/widen.js'
-import type { AttemptRecord } from './attempt.js'
+import type { AttemptRecord, OutputSpec } from './attempt.js'
+import { DEFAULT_MAX_BUFFER } from './output.js'
 
 export interface OrchestratorOptions {
   /** createSandbox() options for the first attempt. Default: `{}` (workspace-write in process.cwd()). */
@@ -62,7 +63,11 @@ export interface Assessment {
 }
 
 export interface Orchestrator {
-  /** Decide, approve, run (at most twice) and report. Rejects only with AbortError or PolicyError (bad input, bad rules file). */
+  /**
+   * Decide, approve, run (at most twice) and report. An abort resolves with
+   * status `canceled` (`isCanceled: true`); rejects only with PolicyError
+   * (bad input, bad rules file).
+   */
   exec(request: ExecRequest): Promise<ExecOutcome>
   /** The policy decision and requirement for a command, without hooks, prompts or running anything. */
   assess(request: ExecRequest): Promise<Assessment>
@@ -74,7 +79,7 @@ export interface Orchestrator {
    * Rejects with a LoadError (the grammar) or a PolicyError (a rules file).
    */
   warmUp(): Promise<void>
-  /** Abort every exec in flight (what an approver's `abort` does). Later execs run normally. */
+  /** Abort every exec in flight (what an approver's `abort` does): each resolves `canceled`. Later execs run normally. */
   abortAll(reason?: string): void
   readonly sessionCache: SessionCache
 }
@@ -135,12 +140,28 @@ class OrchestratorImpl implements Orchestrator {
     return { command: req.command, policy: decision, requirement: this.requirement(decision, req) }
   }
 
+  /**
+   * An abort — the request's signal, abortAll(), an approver's `abort` — is
+   * not an exception (execa's contract, as sandbox.run has it): the exec
+   * resolves with status `canceled` and `isCanceled: true`, carrying what
+   * was known and what ran by then. Inside, the steps stop by throwing
+   * AbortError; it ends here.
+   */
   async exec(raw: ExecRequest): Promise<ExecOutcome> {
     const req = parseWith(execRequestSchema, raw ?? {}, 'exec request')
+    const rec = new Recorder(req.command, resolve(this.baseCwd, req.cwd ?? '.'))
+    try {
+      return await this.decideAndRun(req, rec)
+    } catch (e) {
+      if (e instanceof AbortError) return rec.finish('canceled', e.message)
+      throw e
+    }
+  }
+
+  private async decideAndRun(req: ExecRequestParsed, rec: Recorder): Promise<ExecOutcome> {
     const signal = AbortSignal.any([this.stop.signal, ...(req.signal ? [req.signal] : [])])
     if (signal.aborted) throw new AbortError('aborted before the command was decided')
-    const cwd = resolve(this.baseCwd, req.cwd ?? '.')
-    const rec = new Recorder(req.command, cwd)
+    const cwd = rec.cwd
     const hooks = this.o.hooks as Hooks
     const pre = await runPreToolUse(
       hooks.preToolUse,
@@ -150,7 +171,7 @@ class OrchestratorImpl implements Orchestrator {
       rec.hookErrors,
     )
     rec.command = pre.command
-    if (signal.aborted) throw new AbortError('aborted while PreToolUse hooks ran', rec.snapshot('blocked'))
+    if (signal.aborted) throw new AbortError('aborted while PreToolUse hooks ran')
     if (pre.kind === 'blocked') {
       rec.approval = { decision: 'denied', source: 'hook', reason: pre.reason }
       return rec.finish('blocked', pre.reason)
@@ -180,16 +201,27 @@ class OrchestratorImpl implements Orchestrator {
       rec,
     )
     rec.approval = approval
-    if (approval.decision === 'denied' || approval.decision === 'timed_out') {
-      return rec.finish(approval.decision, approval.reason ?? `approval: ${approval.decision}`)
-    }
+    if (approval.decision === 'denied') return rec.finish('denied', approval.reason ?? 'approval: denied')
+    if (approval.decision === 'timed_out') return rec.finish('approval_timed_out', approval.reason ?? 'the approver did not answer in time')
     const escalatedFirst = requirement.kind === 'skip' ? requirement.sandbox === 'escalated' : req.sandboxPermissions === 'require_escalated'
     const widening = escalatedFirst ? noSandboxWidening(this.base, this.o.allowUnsandboxed) : undefined
     const runOpts = { ...(req.timeout ? { timeout: req.timeout } : {}), ...(req.input !== undefined ? { input: req.input } : {}), ...(req.env ? { env: req.env } : {}), signal }
-    const first = await runAttempt({ index: 1, options: applyWidening(this.base, widening, widening && this.wideningLimits()), widening, approval, command: pre.command, cwd, run: runOpts, createSandbox: this.make })
+    const output: OutputSpec = { listener: req.onOutput, maxBuffer: req.maxBuffer ?? DEFAULT_MAX_BUFFER, keep: req.keep }
+    const first = await runAttempt({
+      index: 1,
+      options: applyWidening(this.base, widening, widening && this.wideningLimits()),
+      widening,
+      approval,
+      command: pre.command,
+      cwd,
+      run: runOpts,
+      output,
+      notes: rec.notes,
+      createSandbox: this.make,
+    })
     rec.attempts.push(first)
     if (first.error) return rec.finish('error', first.error.message)
-    if (first.result?.aborted) throw new AbortError('aborted while the command ran', rec.snapshot('completed'))
+    if (first.result?.isCanceled) throw new AbortError('aborted while the command ran')
     if (first.denials.length > 0) {
       const ctx: EscalationContext = {
         request: req,
@@ -208,13 +240,14 @@ class OrchestratorImpl implements Orchestrator {
         hookErrors: rec.hookErrors,
         signal,
         run: runOpts,
+        output,
         createSandbox: this.make,
         onAbort: () => this.abortAll('an approver answered abort'),
       }
       const esc = await escalate(ctx, first)
       rec.escalation = esc.escalation
       if (esc.attempt) rec.attempts.push(esc.attempt)
-      if (esc.attempt?.result?.aborted) throw new AbortError('aborted while the command ran', rec.snapshot('completed'))
+      if (esc.attempt?.result?.isCanceled) throw new AbortError('aborted while the wider attempt ran')
       if (esc.attempt?.error) return rec.finish('error', esc.attempt.error.message)
     }
     const last = rec.attempts[rec.attempts.length - 1] as AttemptRecord
@@ -224,6 +257,9 @@ class OrchestratorImpl implements Orchestrator {
       rec.resultReplaced = post.replaced
       rec.context.push(...post.context)
     }
+    if (signal.aborted) throw new AbortError('aborted while PostToolUse hooks ran')
+    // The command's own timeout is the command's outcome, not the approver's (`approval_timed_out`).
+    if (last.result?.timedOut) return rec.finish('timed_out', `the command ran past its timeout (${req.timeout ?? '?'} ms) and was stopped`)
     return rec.finish('completed')
   }
 

@@ -1,7 +1,7 @@
 /**
  * Collects an exec's outcome as it proceeds, so every exit (blocked,
- * forbidden, denied, error, completed, or an AbortError's cause) reports
- * the same shape with what was known at that point.
+ * forbidden, denied, error, completed, canceled) reports the same shape
+ * with what was known at that point.
  */
 import type { CommandDecision } from '../exec-policy/index.js'
 import type { AmendResult } from './approval/amendments.js'
@@ -36,6 +36,7 @@ export class Recorder {
     const last = this.attempts[this.attempts.length - 1]
     return {
       status,
+      isCanceled: status === 'canceled',
       command: this.command,
       cwd: this.cwd,
       ...(reason !== undefined ? { reason } : {}),

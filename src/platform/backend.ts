@@ -39,15 +39,30 @@ export interface StartRequest {
   stderr: 'pipe' | 'inherit' | 'ignore'
   input?: string | Uint8Array
   maxBuffer?: number
+  /**
+   * Hand the caller streams of its piped stdio (`spawn()`). Without (`run()`),
+   * output is only collected, and a piped stdin gets `input` or end of file.
+   */
+  streams?: boolean
+  /** Also keep stdout and stderr interleaved, in the order they were read (`RunEnd.all`). */
+  all?: boolean
+  /**
+   * Where the command starts, when not the planned cwd: canonical, checked by
+   * the caller against the plan's enforcement (it never changes what the
+   * plan enforces).
+   */
+  cwd?: string
 }
 
-/** How a started run ended: the command's own status, its output, and what was enforced. */
+/** How a started run ended: the command's own status, its output (raw bytes), and what was enforced. */
 export interface RunEnd {
   exitCode: number | null
   /** Signal name as node:child_process reports it (`SIGSYS` for a seccomp kill). */
   signal: string | null
-  stdout: string
-  stderr: string
+  stdout: Buffer
+  stderr: Buffer
+  /** stdout and stderr interleaved, when the request asked for `all`. */
+  all?: Buffer
   truncated: boolean
   enforcement: Enforcement
 }

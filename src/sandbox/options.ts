@@ -44,17 +44,35 @@ const output = z._default(z.enum(['pipe', 'inherit', 'ignore']), 'pipe')
 export const runOptionsSchema = z.strictObject({
   timeout: positiveInt,
   signal: z.optional(z.instanceof(AbortSignal)),
+  /** Written to stdin, which is then closed (implies `stdin: 'pipe'`). */
   input: z.optional(z.union([z.string(), z.instanceof(Uint8Array)])),
   /** Extra variables for this run (set after the profile's env policy). */
   env: z.optional(z.record(z.string(), z.string())),
-  stdin: z._default(z.enum(['pipe', 'ignore', 'inherit']), 'ignore'),
+  /**
+   * Where this command starts (relative: to the sandbox cwd). It must exist
+   * in the sandbox's readable tree; the profile's paths (`${cwd}`, write
+   * roots) stay the sandbox's.
+   */
+  cwd: z.optional(nonEmpty),
+  /** Default: `'pipe'` for spawn() (`child.stdin` is a stream), `'ignore'` for run() (end of file at once). */
+  stdin: z.optional(z.enum(['pipe', 'ignore', 'inherit'])),
   stdout: output,
   stderr: output,
+  /** Also return stdout and stderr interleaved, as `all`. */
+  all: z.optional(z.boolean()),
+  /** `'buffer'`: stdout, stderr and all are Buffers, byte for byte. */
+  encoding: z._default(z.enum(['utf8', 'buffer']), 'utf8'),
   maxBuffer: positiveInt,
 })
 export type RunOptions = z.input<typeof runOptionsSchema>
+export type ParsedRunOptions = z.output<typeof runOptionsSchema>
 
-export function parseRunOptions(input: unknown): z.output<typeof runOptionsSchema> {
+/** Run options that ask for Buffers: stdout, stderr and all as bytes. */
+export type BufferRunOptions = RunOptions & { encoding: 'buffer' }
+/** Run options that ask for strings (the default encoding). */
+export type TextRunOptions = RunOptions & { encoding?: 'utf8' | undefined }
+
+export function parseRunOptions(input: unknown): ParsedRunOptions {
   return parseWith(runOptionsSchema, input ?? {}, 'run options')
 }
 

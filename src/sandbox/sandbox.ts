@@ -4,9 +4,8 @@
  * at once. Each run re-resolves the profile (paths are re-checked for planted
  * symlinks every time) and spawns one confined child.
  */
-import { chmodSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from 'node:fs'
 import { tmpdir as osTmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { loadProfile, DEFAULT_PROFILE } from '../profile/profiles.js'
 import { resolvePolicy, type ResolvedPolicy } from '../profile/resolve.js'
 import type { CanonCache } from '../profile/paths.js'
@@ -14,17 +13,32 @@ import type { Profile, ProfileInput } from '../profile/schema.js'
 import { SetupError } from '../errors.js'
 import type { PlanRequest, PlatformBackend, PreparedLaunch } from '../platform/backend.js'
 import { backendFor } from '../platform/index.js'
+import { makeOwnedTempDir, removeOwnedDir } from '../platform/owned-dirs.js'
 import { checkCompat } from './compat.js'
 import type { Enforcement } from '../platform/enforcement.js'
-import { parseSandboxOptions, type ParsedSandboxOptions, type SandboxOptions } from './options.js'
+import { parseSandboxOptions, type BufferRunOptions, type ParsedSandboxOptions, type SandboxOptions, type TextRunOptions } from './options.js'
+import { checkRunCwd } from './run-cwd.js'
 import { startRun, type RunOptions, type SandboxProcess } from './run.js'
 import type { SandboxResult } from './result.js'
 
 export interface Sandbox {
-  /** Run a command to completion: `run(['npm', 'test'], { timeout })`. */
-  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult>
-  /** Start a command and stream it: `spawn('sh', ['-c', '…'])`. Awaitable like execa's subprocess. */
-  spawn(file: string, args?: readonly string[], options?: RunOptions): SandboxProcess
+  /**
+   * Run a command to completion: `run(['npm', 'test'], { timeout })`.
+   * Resolves also when stopped (`timedOut`, `isCanceled`); rejects only when
+   * the run could not be set up. stdin defaults to `'ignore'` (end of file).
+   * Output is text, or Buffers with `encoding: 'buffer'`.
+   */
+  run(command: readonly string[], options: BufferRunOptions): Promise<SandboxResult<Buffer>>
+  run(command: readonly string[], options?: TextRunOptions): Promise<SandboxResult>
+  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult<string | Buffer>>
+  /**
+   * Start a command and stream it: `spawn('sh', ['-c', '…'])`. Awaitable like
+   * execa's subprocess, with the same result as `run()`. stdin defaults to
+   * `'pipe'`: `child.stdin` is a stream (end it when the command reads stdin).
+   */
+  spawn(file: string, args: readonly string[] | undefined, options: BufferRunOptions): SandboxProcess<Buffer>
+  spawn(file: string, args?: readonly string[], options?: TextRunOptions): SandboxProcess
+  spawn(file: string, args?: readonly string[], options?: RunOptions): SandboxProcess<string | Buffer>
   /** What would be enforced here, without running anything. */
   report(): Enforcement
   /** Remove the sandbox's private temp dir. */
@@ -78,12 +92,19 @@ class PlatformSandbox implements Sandbox {
     this.profile = profile
     this.explicit = new Set(explicitProtected ? ['protected-paths'] : [])
     this.baseEnv = { ...(options.env ?? process.env) }
-    // Validate paths and cwd now, so bad input fails at creation and nothing runs.
-    this.resolve()
+    // Validate paths and cwd now, so bad input fails at creation and nothing runs;
+    // a caller that gets no sandbox cannot close() it, so its temp dir goes now.
+    try { this.resolve() } catch (err) { this.removeTmp(); throw err }
   }
 
+  /**
+   * The private temp dir, `$TMPDIR/cordon-XXXXXX`, with an owner marker
+   * (platform/owned-dirs.ts): removed by close(), or at process exit for a
+   * sandbox never closed; one left by a crashed process is swept by the
+   * next process that makes one (once per process, not per run).
+   */
   private tmpdir(): string {
-    this.tmp ??= mkdtempSync(join(osTmpdir(), 'cordon-'))
+    this.tmp ??= makeOwnedTempDir(osTmpdir(), 'cordon-')
     return this.tmp
   }
 
@@ -99,14 +120,21 @@ class PlatformSandbox implements Sandbox {
   prepare(): { backend: PlatformBackend; prepared: PreparedLaunch; policy: ResolvedPolicy } {
     const req = this.planRequest()
     const prepared = this.backend.prepare(req)
-    try {
-      checkCompat(prepared.enforcement, { compat: this.options.compat, unsandboxed: req.policy.unsandboxed, allowUnconfinedFilesystem: req.allowUnconfinedFilesystem === true })
-    } catch (err) {
-      this.backend.release(prepared)
-      throw err
-    }
-    this.launched = prepared
+    this.launched = prepared // given back by track(), also when a check below refuses
+    checkCompat(prepared.enforcement, { compat: this.options.compat, unsandboxed: req.policy.unsandboxed, allowUnconfinedFilesystem: req.allowUnconfinedFilesystem === true })
     return { backend: this.backend, prepared, policy: req.policy }
+  }
+
+  /** prepare()'s checks and report, creating nothing (a run canceled before it starts). */
+  preview(): { policy: ResolvedPolicy; enforcement: Enforcement } {
+    const req = this.planRequest()
+    const enforcement = this.backend.report(req)
+    checkCompat(enforcement, { compat: this.options.compat, unsandboxed: req.policy.unsandboxed, allowUnconfinedFilesystem: req.allowUnconfinedFilesystem === true })
+    return { policy: req.policy, enforcement }
+  }
+
+  runCwd(raw: string, policy: ResolvedPolicy, enforcement: Enforcement): string {
+    return checkRunCwd(raw, { policy, enforcement, cache: this.canonCache })
   }
 
   report(): Enforcement {
@@ -137,12 +165,18 @@ class PlatformSandbox implements Sandbox {
     return proc
   }
 
-  spawn(file: string, args: readonly string[] = [], options?: RunOptions): SandboxProcess {
-    return this.track(() => startRun(this, [file, ...args], options, this.options.compat ?? 'best-effort'))
+  spawn(file: string, args: readonly string[] | undefined, options: BufferRunOptions): SandboxProcess<Buffer>
+  spawn(file: string, args?: readonly string[], options?: TextRunOptions): SandboxProcess
+  spawn(file: string, args?: readonly string[], options?: RunOptions): SandboxProcess<string | Buffer>
+  spawn(file: string, args: readonly string[] = [], options?: RunOptions): SandboxProcess<string | Buffer> {
+    return this.track(() => startRun(this, [file, ...args], options, { compat: this.options.compat ?? 'best-effort', streams: true }))
   }
 
-  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult> {
-    const once = () => this.track(() => startRun(this, command, options, this.options.compat ?? 'best-effort'))
+  run(command: readonly string[], options: BufferRunOptions): Promise<SandboxResult<Buffer>>
+  run(command: readonly string[], options?: TextRunOptions): Promise<SandboxResult>
+  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult<string | Buffer>>
+  run(command: readonly string[], options?: RunOptions): Promise<SandboxResult<string | Buffer>> {
+    const once = () => this.track(() => startRun(this, command, options, { compat: this.options.compat ?? 'best-effort', streams: false }))
     // The host changed between planning and launch (a denied path vanished,
     // namespaces stopped working) and nothing ran: plan again, once. A
     // second failure is the caller's to see. (spawn() cannot do this: its
@@ -170,39 +204,17 @@ class PlatformSandbox implements Sandbox {
 
   /**
    * Never throws: it runs in a run's completion too, where an exception
-   * would be an unhandled rejection (and end the caller). A command can
-   * leave directories it made unwritable (chmod 500): those are made
-   * writable again, directory by directory without following symlinks,
-   * and the removal retried; what still cannot be removed is left.
+   * would be an unhandled rejection (and end the caller). The command may
+   * have left anything in the directory — symlinks out of it, directories
+   * it made unwritable (chmod 500): removeOwnedDir walks by descriptor,
+   * never follows a symlink, restores modes on the directories themselves,
+   * and leaves what still cannot be removed.
    */
   private removeTmp(): void {
     const tmp = this.tmp
     this.tmp = undefined
-    if (!tmp) return
-    try {
-      // Usually empty: one rmdir, without loading Node's recursive remover (~1.5 ms of a CLI run).
-      rmdirSync(tmp)
-      return
-    } catch {
-      /* not empty (or gone): the recursive removal below */
-    }
-    try {
-      rmSync(tmp, { recursive: true, force: true })
-    } catch {
-      try {
-        ownerWritable(tmp)
-        rmSync(tmp, { recursive: true, force: true })
-      } catch {
-        /* left behind: nothing else can be done without following links */
-      }
-    }
+    if (tmp) removeOwnedDir(tmp)
   }
-}
-
-/** u+rwx on `dir` and every directory below it (symlinks are not followed: Dirent says what the entry itself is). */
-function ownerWritable(dir: string): void {
-  chmodSync(dir, 0o700)
-  for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) ownerWritable(join(dir, e.name))
 }
 
 export type { PlatformSandbox }

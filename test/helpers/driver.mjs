@@ -12,6 +12,8 @@
  * show the probe works when nothing confines it.
  * `{ batch: [request, …] }` runs several requests in order (confined, then
  * unconfined) and prints `{ batch: [reply, …] }`.
+ * `{ doctor: true }` prints `{ doctor: report }`: what cordon's doctor() finds
+ * for this identity (the globalSetup asks it which tests can run here).
  *
  * `node driver.mjs --serve` keeps going: one JSON line in per job,
  * `{ id, job }` (job: a request or a batch), one line out per reply,
@@ -72,7 +74,13 @@ async function serve(request) {
   return request.unconfined ? { result: await plainSpawn(request.command, request.options?.cwd, request.passFd) } : await confined(request)
 }
 
+async function doctor() {
+  const { doctor } = await import(dist.href)
+  return { doctor: doctor() }
+}
+
 async function handle(job) {
+  if (job.doctor) return doctor()
   if (!Array.isArray(job.batch)) return serve(job)
   const batch = []
   for (const request of job.batch) batch.push(await serve(request))

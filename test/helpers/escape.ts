@@ -7,7 +7,8 @@
 import { describe, expect, inject } from 'vitest'
 import { join } from 'node:path'
 import { identities, type Identity } from './identity.js'
-import { sandboxModes, type TestMode } from './modes.js'
+import { modeMissing, TEST_MODES, type TestMode } from './modes.js'
+import { describeWhere, firstMissing, host } from './requirements.js'
 import { DriverSession, INHERITED_FD, runDriver, runDriverBatch, type DriverReply, type DriverRequest, type DriverSpawnOptions } from './run-driver.js'
 import { makeTree, type Tree } from './tree.js'
 
@@ -107,15 +108,19 @@ export class Escape {
 
 /**
  * The escape-test matrix: `<area> — caller: <name>` for every identity and,
- * inside it, `mode: <mode>` for every sandbox mode (skipped, with the reason,
- * for an identity that cannot run here), with `body` declaring the tests.
+ * inside it, `mode: <mode>` for every sandbox mode, with `body` declaring the
+ * tests. A cell whose identity, mode or compiled probes this host lacks is
+ * skipped with the reason (requirements.ts).
  */
 export function describeEscape(area: string, body: (identity: Identity, mode: TestMode) => void, { concurrent = true } = {}): void {
-  describe.each(identities())(`${area} — caller: $name`, (identity) => {
-    const suite = describe.skipIf(identity.skip !== undefined)
-    const modes = concurrent ? suite.concurrent : suite
-    modes.each(sandboxModes())(`mode: %s${identity.skip ? ` (skipped: ${identity.skip})` : ''}`, (mode) => body(identity, mode))
-  })
+  for (const identity of identities()) {
+    describe(`${area} — caller: ${identity.name}`, () => {
+      for (const mode of TEST_MODES) {
+        const missing = firstMissing(modeMissing(identity, mode), host().compiler)
+        describeWhere(missing, `mode: ${mode}`, () => body(identity, mode), { concurrent })
+      }
+    })
+  }
 }
 
 /** The probe's verdict: the signal that killed it, its first output token, or the driver's error. */

@@ -3,67 +3,39 @@
  * root (CI, containers) and usually an unprivileged user: both must be
  * confined. When the test process is root, the unprivileged pass runs the
  * driver as `cordon-probe` through setpriv; when it is not root, it runs as
- * the test process itself and the root pass is skipped.
+ * the test process itself and the root pass is skipped. The globalSetup
+ * found which of them can run here (host.ts).
  */
-import { spawnSync } from 'node:child_process'
-import { distIndex, driverPath, launcherPath, PROBE_USER } from './paths.js'
+import { wrapFor, type IdentityName, type Missing } from './host.js'
+import { host } from './requirements.js'
+import type { ScratchEnv } from './scratch.js'
 
 export interface Identity {
-  name: 'root' | 'unprivileged'
+  name: IdentityName
   uid: number
   gid: number
-  /** Why this pass cannot run here (printed, never a silent pass). */
-  skip: string | undefined
+  /** Why this pass cannot run here (printed when its tests skip, never a silent pass). */
+  missing: Missing | undefined
   /** Prefix that runs a program as this identity. */
   wrap(argv: readonly string[]): string[]
-}
-
-const isRoot = process.getuid?.() === 0
-
-function lookup(user: string): { uid: number; gid: number } | undefined {
-  const uid = spawnSync('id', ['-u', user], { encoding: 'utf8' })
-  const gid = spawnSync('id', ['-g', user], { encoding: 'utf8' })
-  if (uid.status !== 0 || gid.status !== 0) return undefined
-  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) }
-}
-
-const asProbeUser = (argv: readonly string[]) => [
-  'setpriv', `--reuid=${PROBE_USER}`, `--regid=${PROBE_USER}`, '--clear-groups', '--inh-caps=-all', ...argv,
-]
-
-/** Can `cordon-probe` read the driver, dist/ and the launcher, and the extra paths? */
-function unreachable(extra: readonly string[]): string | undefined {
-  const checks = [`test -r '${driverPath}'`, `test -r '${distIndex}'`, `test -x '${launcherPath}'`, ...extra.map((p) => `test -r '${p}'`)]
-  const [file, ...args] = asProbeUser(['/bin/sh', '-c', checks.join(' && ')])
-  const r = spawnSync(file!, args)
-  return r.status === 0 ? undefined : `${PROBE_USER} cannot traverse the checkout or the probes (${[driverPath, distIndex, launcherPath, ...extra].join(', ')})`
-}
-
-function unprivileged(extra: readonly string[]): Identity {
-  if (!isRoot) {
-    return { name: 'unprivileged', uid: process.getuid!(), gid: process.getgid!(), skip: undefined, wrap: (argv) => [...argv] }
-  }
-  const ids = lookup(PROBE_USER)
-  const skip = ids ? unreachable(extra) : `user ${PROBE_USER} does not exist (the vitest globalSetup creates it when run as root)`
-  return { name: 'unprivileged', uid: ids?.uid ?? -1, gid: ids?.gid ?? -1, skip, wrap: asProbeUser }
+  /** TMPDIR and XDG_RUNTIME_DIR for a process run as this identity: its temp files stay in the run's own root. */
+  env: Partial<ScratchEnv>
 }
 
 let cached: Identity[] | undefined
 
-/**
- * Both identities, each with a skip reason when it cannot run here.
- * `extra`: more paths the unprivileged identity must be able to read.
- */
-export function identities(extra: readonly string[] = []): Identity[] {
+/** Both identities, each with what it lacks here, if anything. */
+export function identities(): Identity[] {
   if (cached) return cached
-  const root: Identity = {
-    name: 'root',
-    uid: 0,
-    gid: 0,
-    skip: isRoot ? undefined : `the test process is not root (uid ${process.getuid?.()}): the root-caller pass needs root`,
-    wrap: (argv) => [...argv],
-  }
-  cached = [root, unprivileged(extra)]
-  for (const id of cached) if (id.skip) console.warn(`[cordon escape tests] skipping the ${id.name} pass: ${id.skip}`)
+  const facts = host()
+  cached = (['root', 'unprivileged'] as const).map((name) => {
+    const { uid, gid, missing } = facts.identities[name]
+    return { name, uid, gid, missing, wrap: wrapFor(name), env: facts.scratch[uid] ?? {} }
+  })
   return cached
+}
+
+/** The identity the test process itself has. */
+export function self(): Identity {
+  return identities().find((i) => i.uid === process.getuid?.())!
 }

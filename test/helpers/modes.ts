@@ -1,41 +1,22 @@
 /**
- * The sandbox modes every escape probe runs in. Landlock-only mode always;
- * namespace mode (bubblewrap) joins this list once it is implemented and
- * available here, and the same probes then run unchanged in both.
+ * The sandbox modes every escape probe runs in: Landlock-only mode, and
+ * namespace mode (bubblewrap) where it works for the caller here; the same
+ * probes run unchanged in both. Whether it works was found by the
+ * globalSetup, with cordon's own doctor() run as each identity (host.ts).
  */
-import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { testTmp } from './paths.js'
-
-/** Host directories namespace mode replaces with a private tmpfs. */
-const PRIVATE_IN_NAMESPACES = ['/tmp', '/var/tmp', '/dev/shm']
-
-/** Why namespace mode cannot see the harness's files from this checkout, if it cannot. */
-function hiddenCheckout(): string | undefined {
-  const hidden = PRIVATE_IN_NAMESPACES.find((d) => testTmp === d || testTmp.startsWith(`${d}/`))
-  return hidden && `the checkout (${testTmp}) lies under ${hidden}, which namespace mode replaces with a private tmpfs, so the probes and temp trees would be invisible inside the sandbox; run from a checkout outside ${hidden}`
-}
+import type { Identity } from './identity.js'
+import { host, type Missing } from './requirements.js'
 
 export type TestMode = 'landlock' | 'namespaces'
 
-let modes: TestMode[] | undefined
+export const TEST_MODES: readonly TestMode[] = ['landlock', 'namespaces']
 
-/**
- * Landlock always; namespaces when bubblewrap can create user, pid and net
- * namespaces with a fresh /proc here (the trial the SDK runs). When it
- * cannot, the reason is printed and only Landlock mode runs.
- */
-export function sandboxModes(): TestMode[] {
-  if (modes) return modes
-  const hidden = hiddenCheckout()
-  if (hidden) {
-    console.warn(`[cordon escape tests] namespace mode not tested: ${hidden}`)
-    return (modes = ['landlock'])
-  }
-  const bwrap = ['/usr/bin/bwrap', '/usr/local/bin/bwrap'].find((p) => existsSync(p))
-  const trial = bwrap && spawnSync(bwrap, ['--unshare-user', '--unshare-pid', '--unshare-net', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', '/bin/true'], { encoding: 'utf8' })
-  const ok = !!trial && trial.status === 0
-  if (!ok) console.warn(`[cordon escape tests] namespace mode not tested: ${bwrap ? `bwrap cannot create namespaces here (${trial && (trial.stderr.trim() || trial.error?.message)})` : 'bubblewrap is not installed'}`)
-  modes = ok ? ['landlock', 'namespaces'] : ['landlock']
-  return modes
+/** Why namespace mode cannot be tested for `identity` here (undefined: it can). */
+export function namespacesMissing(identity: Identity): Missing | undefined {
+  return identity.missing ?? host().namespaces[identity.name]
+}
+
+/** What running in `mode` lacks for `identity` here, if anything. */
+export function modeMissing(identity: Identity, mode: TestMode): Missing | undefined {
+  return mode === 'namespaces' ? namespacesMissing(identity) : identity.missing
 }

@@ -40,7 +40,10 @@ export interface DriverResult {
 export type DriverReply = { result: DriverResult; error?: undefined } | { error: SerializedError; result?: undefined }
 
 export interface DriverSpawnOptions {
-  /** The driver's whole environment (the sandbox builds its env from it). */
+  /**
+   * The driver's environment (the sandbox builds its env from it), over the
+   * identity's TMPDIR and XDG_RUNTIME_DIR in the run's own temp root.
+   */
   env: Record<string, string>
   /** An fd the driver inherits as its fd 7 (the sandbox must not pass it on). */
   extraFd?: number
@@ -67,7 +70,7 @@ function spawnDriver(identity: Identity, request: unknown, opts: DriverSpawnOpti
     while (stdio.length < INHERITED_FD) stdio.push('ignore')
     stdio.push(opts.extraFd)
   }
-  const child = spawn(file!, args, { env: opts.env, stdio, timeout: opts.timeoutMs ?? 20_000 })
+  const child = spawn(file!, args, { env: { ...identity.env, ...opts.env }, stdio, timeout: opts.timeoutMs ?? 20_000 })
   let out = ''
   let err = ''
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
@@ -99,7 +102,7 @@ export class DriverSession {
 
   constructor(identity: Identity, opts: DriverSpawnOptions) {
     const [file, ...args] = identity.wrap([process.execPath, driverPath, '--serve'])
-    this.child = spawn(file!, args, { env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] })
+    this.child = spawn(file!, args, { env: { ...identity.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] })
     this.child.stdout!.on('data', (d: Buffer) => this.onData(d.toString()))
     this.child.stderr!.on('data', (d: Buffer) => (this.err += d.toString()))
     this.child.on('close', (code, signal) => {

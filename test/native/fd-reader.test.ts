@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process'
 import { closeSync, existsSync, fstatSync, readSync, writeSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { loadNative } from '../../src/native/load.js'
+import { firstMissing, itWhere, unless } from '../helpers/requirements.js'
 
 const { binding } = loadNative()
 
@@ -67,9 +68,11 @@ describe('sealedMemfd', () => {
   // Hardened hosts (Linux ≥ 6.3) set vm.memfd_noexec=2: a memfd_create without
   // MFD_NOEXEC_SEAL is refused there, and every launch would fail. The sysctl
   // is per pid namespace, so root can set it in one of its own for this test.
-  const noexecSkip = process.getuid?.() !== 0 ? 'needs root (to set vm.memfd_noexec in a pid namespace of its own)' : !existsSync('/proc/sys/vm/memfd_noexec') ? 'this kernel has no vm.memfd_noexec (< 6.3)' : undefined
-  if (noexecSkip) console.warn(`[cordon memfd tests] the memfd_noexec=2 test is skipped: ${noexecSkip}`)
-  it.skipIf(noexecSkip !== undefined)(`is made where vm.memfd_noexec=2 refuses executable memfds${noexecSkip ? ` (skipped: ${noexecSkip})` : ''}`, () => {
+  const noexec = firstMissing(
+    unless(process.getuid?.() === 0, 'the memfd_noexec=2 test needs root (to set vm.memfd_noexec in a pid namespace of its own)'),
+    unless(existsSync('/proc/sys/vm/memfd_noexec'), 'this kernel has no vm.memfd_noexec (< 6.3)'),
+  )
+  itWhere(noexec, 'is made where vm.memfd_noexec=2 refuses executable memfds', () => {
     const load = JSON.stringify(new URL('../../dist/native/load.js', import.meta.url).href)
     const script = `import { loadNative } from ${load}; const fd = loadNative().binding.sealedMemfd(Buffer.from('{}')); console.log(fd > 2 ? 'made' : 'no')`
     const r = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'sh', '-c', `echo 2 > /proc/sys/vm/memfd_noexec && exec "${process.execPath}" --input-type=module -e "$0"`, script], { encoding: 'utf8', timeout: 20_000 })

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadNative } from '../../src/native/load.js'
 import { landlockFeatures, probeHost } from '../../src/platform/linux/probe.js'
 import { repoRoot } from '../helpers/paths.js'
+import { skipNow } from '../helpers/requirements.js'
 
 const { binding } = loadNative()
 
@@ -76,8 +77,7 @@ describe('the running kernel agrees with the table at its own ABI', () => {
 
   it('accepts exactly the rights and flags of its row (a newer kernel: at least the newest row)', (ctx) => {
     if (abi === null || abi < 1) {
-      console.log('skipped: this kernel has no Landlock (needs Linux 5.13 with landlock in the lsm= list)')
-      return ctx.skip()
+      return skipNow(ctx, { reason: 'this kernel has no Landlock (needs Linux 5.13 with landlock in the lsm= list)' })
     }
     const found = JSON.parse(execFileSync(join(fixtures, 'landlock-accepts'), { encoding: 'utf8' })) as Record<'fs' | 'net' | 'scoped' | 'restrictFlags', number>
     const row = binding.landlock.abis[Math.min(abi, binding.landlock.known) - 1]!

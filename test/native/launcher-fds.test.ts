@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { loadNative } from '../../src/native/load.js'
+import { describeWhere, host } from '../helpers/requirements.js'
 
 const { launcherPath } = loadNative()
 const probe = join(inject('cordonProbeDir'), 'probe-procs')
@@ -66,7 +67,7 @@ function plain(argv: string[]): Promise<string> {
   return collect(child.stdout!)
 }
 
-describe('launcher: inherited descriptors', () => {
+describeWhere(host().compiler, 'launcher: inherited descriptors', () => {
   it(`an fd the launcher inherited (fd ${EXTRA_FD}) is closed before execve`, async () => {
     const r = await launch(JSON.stringify(plan([probe, 'fd', String(EXTRA_FD)])))
     // The setup record, then the supervisor's record of the command's exit.

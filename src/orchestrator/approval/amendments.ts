@@ -31,7 +31,7 @@ export function appendPrefixRule(file: string, pattern: readonly string[]): Prom
   if (pattern.length === 0 || pattern.some((t) => t === '' || t.includes('\0'))) {
     return Promise.reject(new PolicyError('an amendment pattern needs non-empty tokens without NUL bytes', { where: 'amendment' }))
   }
-  const rule = `prefix_rule(pattern=[${pattern.map(starlarkString).join(', ')}], decision="allow")`
+  const rule = prefixRuleText(pattern)
   return underLock(file, rule, (policy) => hasPrefixRule(policy, pattern))
 }
 
@@ -41,6 +41,11 @@ export function appendNetworkRule(file: string, host: string, protocol: NetworkP
   if ('error' in h) return Promise.reject(new PolicyError(h.error, { where: 'network amendment' }))
   const rule = `network_rule(host=${starlarkString(h.host)}, protocol=${starlarkString(protocol)}, decision=${starlarkString(decision)})`
   return underLock(file, rule, (policy) => policy.networkRules.some((r) => r.host === h.host && r.protocol === protocol && r.decision === decision))
+}
+
+/** The allow rule for `pattern`, as appendPrefixRule writes it. */
+export function prefixRuleText(pattern: readonly string[]): string {
+  return `prefix_rule(pattern=[${pattern.map(starlarkString).join(', ')}], decision="allow")`
 }
 
 async function underLock(file: string, rule: string, present: (policy: Policy) => boolean): Promise<AmendResult> {

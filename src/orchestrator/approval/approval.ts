@@ -54,8 +54,16 @@ export interface ApprovalRequest {
   readonly promptClass: PromptClass
   readonly reason: string
   readonly justification?: string
-  /** A `prefix_rule` pattern the approver may add instead of answering every time. */
+  /**
+   * A `prefix_rule` pattern the approver may add instead of answering every
+   * time: the shortest prefix of the command that leaves no subcommand open
+   * and that no appended argument makes destructive (`['cargo', 'build']`
+   * for `cargo build --release`). `approved_with_amendment` without a
+   * `pattern` stores this one.
+   */
   readonly proposedAmendment?: readonly string[]
+  /** The rule that answer appends, as it will read in the rules file. */
+  readonly proposedRule?: string
   /** Escalation: what the second attempt would add to the sandbox. */
   readonly widening?: Widening
   /** Escalation: what the first attempt was denied, with evidence. */

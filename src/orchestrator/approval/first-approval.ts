@@ -8,6 +8,7 @@
  */
 import { AbortError } from '../../errors.js'
 import type { CommandDecision } from '../../exec-policy/index.js'
+import { prefixRuleText } from './amendments.js'
 import { applyAnswer } from './answer-effects.js'
 import type { ApprovalRecord, ApprovalRequest } from './approval.js'
 import { escalationKey, patchKeys, runKey } from './command-key.js'
@@ -47,7 +48,7 @@ export async function approveFirst(ctx: FirstApprovalContext, rec: Recorder): Pr
     promptClass: requirement.promptClass,
     reason: requirement.reason,
     ...(req.justification ? { justification: req.justification } : {}),
-    ...(requirement.proposedAmendment ? { proposedAmendment: requirement.proposedAmendment } : {}),
+    ...(requirement.proposedAmendment ? { proposedAmendment: requirement.proposedAmendment, proposedRule: prefixRuleText(requirement.proposedAmendment) } : {}),
     ...(req.patch ? { patch: { environment: req.patch.environment, paths: req.patch.paths } } : {}),
   }
   const answer = await askApprovers(request, ctx.deciders, ctx.signal)

@@ -11,6 +11,7 @@
  * sandbox that enforces a denied read (see widen.ts).
  */
 import type { CommandDecision } from '../../exec-policy/index.js'
+import { amendmentPrefix } from './amendment-prefix.js'
 import { asksUpfront, mayAsk, type ApprovalSettings, type PromptClass } from './approval-mode.js'
 
 export type SandboxPermissions = 'use_default' | 'require_escalated'
@@ -61,7 +62,8 @@ function promptRequirement(input: RequirementInput): Requirement {
     const upfront = promptClass === 'patch' ? settings.mode === 'untrusted' || settings.mode === 'on-request' : asksUpfront(settings.mode, promptClass)
     if (!upfront) return { kind: 'skip', sandbox: 'profile', reason: `${reason}; runs in the sandbox (approval mode ${settings.mode})` }
   }
-  return ask(settings, promptClass, reason, decision.proposedAmendment)
+  // The shortest prefix that is safe to allow for good, not the whole command line (amendment-prefix.ts).
+  return ask(settings, promptClass, reason, amendmentPrefix(decision.proposedAmendment))
 }
 
 function ask(settings: ApprovalSettings, promptClass: PromptClass, reason: string, amendment: readonly string[] | undefined): Requirement {

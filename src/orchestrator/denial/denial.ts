@@ -45,7 +45,7 @@ const MAX_DENIALS = 32
 
 export function detectDenials(input: DetectInput): Denial[] {
   const { result } = input
-  if (result.exitCode === 0 || result.timedOut || result.aborted) return []
+  if (result.exitCode === 0 || result.timedOut || result.isCanceled) return []
   const out: Denial[] = []
   if (result.signal === 'SIGSYS') out.push({ operation: 'syscall', rule: 'seccomp', evidence: { source: 'signal', text: 'killed by SIGSYS (seccomp filter)' } })
   for (const { source, line } of outputLines(result)) {

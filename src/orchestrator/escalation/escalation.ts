@@ -16,7 +16,7 @@ import type { AmendResult } from '../approval/amendments.js'
 import { applyAnswer } from '../approval/answer-effects.js'
 import { mayAsk, type ApprovalSettings } from '../approval/approval-mode.js'
 import type { ApprovalRecord, ApprovalRequest } from '../approval/approval.js'
-import { runAttempt, type AttemptRecord } from '../attempt.js'
+import { runAttempt, type AttemptRecord, type OutputSpec } from '../attempt.js'
 import { escalationKey } from '../approval/command-key.js'
 import { askApprovers, type Deciders } from '../approval/decision-flow.js'
 import type { Denial } from '../denial/denial.js'
@@ -42,6 +42,7 @@ export interface EscalationContext {
   readonly hookErrors: string[]
   readonly signal: AbortSignal
   readonly run: RunOptions
+  readonly output: OutputSpec
   readonly createSandbox: (options: SandboxOptions) => Sandbox
   readonly onAbort: () => void
 }
@@ -66,6 +67,8 @@ export async function escalate(ctx: EscalationContext, first: AttemptRecord): Pr
     command: ctx.command,
     cwd: ctx.cwd,
     run: ctx.run,
+    output: ctx.output,
+    notes: ctx.notes,
     createSandbox: ctx.createSandbox,
   })
   return { escalation: { attempted: true, widening, approval: approval.record, refused }, attempt }

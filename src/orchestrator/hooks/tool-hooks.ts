@@ -41,13 +41,13 @@ export async function runPreToolUse(
 }
 
 /** Returns the result to show and the context to add. The real result is never changed. */
-export async function runPostToolUse(
+export async function runPostToolUse<R extends SandboxResult>(
   hooks: Hooks['postToolUse'],
-  input: Omit<PostToolUseInput, 'result'> & { result: SandboxResult },
+  input: Omit<PostToolUseInput, 'result'> & { result: R },
   timeoutMs: number,
   signal: AbortSignal,
   errors: string[],
-): Promise<{ result: SandboxResult; replaced: boolean; context: string[] }> {
+): Promise<{ result: R; replaced: boolean; context: string[] }> {
   let result = input.result
   let replaced = false
   const context: string[] = []

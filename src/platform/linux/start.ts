@@ -66,7 +66,8 @@ export function applied(expected: Enforcement, st: LaunchStatus): Enforcement {
 }
 
 export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedRun {
-  const plan = { ...prepared.template, argv: req.argv, env: req.env, compat: prepared.landlockRequired ? ('hard' as const) : req.compat }
+  // A run's own cwd changes where the command starts, nothing the plan enforces.
+  const plan = { ...prepared.template, argv: req.argv, env: req.env, compat: prepared.landlockRequired ? ('hard' as const) : req.compat, ...(req.cwd ? { cwd: req.cwd } : {}) }
   const { child, started: status, final, exit } = launch({
     launcher: prepared.launcher,
     file: prepared.file,
@@ -78,6 +79,8 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
     stderr: req.stderr,
     ...(req.input !== undefined ? { input: req.input } : {}),
     ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}),
+    ...(req.all ? { all: true } : {}),
+    streams: req.streams === true,
   })
   let stopped = false
   let reported = false
@@ -86,7 +89,7 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
   // a setup failure; a launcher error record always is one.
   const stoppedFirst = (st: LaunchStatus | undefined) => st === undefined && stopped
   const finished = Promise.all([exit, final]).then(([r, { setup: st, exit: cmd }]): RunEnd => {
-    if (!st && !stopped) throw prepared.namespaceFailure?.(r.stderr) ?? setupErrorFrom(st, r.exitCode, r.stderr)
+    if (!st && !stopped) throw prepared.namespaceFailure?.(r.stderr.toString('utf8')) ?? setupErrorFrom(st, r.exitCode, r.stderr)
     if (!st?.ok && !stoppedFirst(st)) throw setupErrorFrom(st, r.exitCode, r.stderr)
     // Torn down by us without a record from the supervisor (it was stopped
     // mid-setup, or bwrap took the namespace down): the command was killed.
@@ -100,6 +103,7 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
       signal: cmd ? (cmd.signal !== undefined ? (signalName(cmd.signal) ?? `SIG${cmd.signal}`) : null) : killed ? 'SIGKILL' : r.signal,
       stdout: r.stdout,
       stderr: r.stderr,
+      ...(r.all ? { all: r.all } : {}),
       truncated: r.truncated,
       enforcement: after.length ? { ...enforced, notes: [...enforced.notes, ...after] } : enforced,
     }

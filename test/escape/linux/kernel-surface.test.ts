@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { describeEscape, Escape, outcomeOf } from '../../helpers/escape.js'
+import { skipNow } from '../../helpers/requirements.js'
 
 describeEscape('kernel surface', (identity, mode) => {
   let e: Escape
@@ -23,9 +24,7 @@ describeEscape('kernel surface', (identity, mode) => {
   it('getpid through int $0x80 (i386 ABI) is killed with SIGSYS', async (ctx) => {
     const plain = await e.unconfined(kernel('int80'))
     if (outcomeOf(plain) !== 'OK') {
-      const why = `int $0x80 does not reach the syscall entry on this host (unconfined: ${outcomeOf(plain)}; no IA32 entry), so no filter can see it`
-      console.warn(`[cordon escape tests] skipping int $0x80: ${why}`)
-      ctx.skip()
+      skipNow(ctx, { reason: `int $0x80 does not reach the syscall entry on this host (unconfined: ${outcomeOf(plain)}; no IA32 entry), so no filter can see it` })
     }
     expect(outcomeOf(await e.confined(kernel('int80')))).toBe('SIGSYS')
   })

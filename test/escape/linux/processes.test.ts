@@ -9,6 +9,7 @@ import { chmodSync, chownSync, closeSync, copyFileSync, mkdirSync, openSync } fr
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { describeEscape, Escape, firstLine, outcomeOf, SECRET_ENV } from '../../helpers/escape.js'
+import { firstMissing, itWhere, unless } from '../../helpers/requirements.js'
 import { INHERITED_FD } from '../../helpers/run-driver.js'
 
 const ZERO = '0000000000000000'
@@ -98,8 +99,9 @@ describeEscape('processes', (identity, mode) => {
       }
     })
 
-    it.skipIf(isRoot || !isRootProcess)(
-      `a setuid-root copy of id does not gain euid 0${isRoot ? ' (skipped: the caller is root already)' : !isRootProcess ? ' (skipped: making a setuid-root file needs a root test process)' : ''}`,
+    itWhere(
+      firstMissing(unless(!isRoot, 'the caller is root already: a setuid-root binary gives it nothing to gain'), unless(isRootProcess, 'making a setuid-root file needs a root test process')),
+      'a setuid-root copy of id does not gain euid 0',
       async () => {
         const dir = join(e.tree.base, `suid`)
         mkdirSync(dir, { recursive: true })

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { join } from 'node:path'
 import { Escape, outcomeOf } from '../../helpers/escape.js'
 import { identities, type Identity } from '../../helpers/identity.js'
+import { describeWhere, firstMissing, host } from '../../helpers/requirements.js'
 import { SECRET_TEXT } from '../../helpers/tree.js'
 import { repoRoot } from '../../helpers/paths.js'
 
@@ -23,7 +24,7 @@ const withoutLandlock = (identity: Identity): Identity => {
 }
 
 describe.each(identities())('no filesystem confinement — caller: $name', (identity) => {
-  describe.skipIf(identity.skip !== undefined)(`Landlock mode${identity.skip ? ` (skipped: ${identity.skip})` : ''}`, () => {
+  describeWhere(firstMissing(identity.missing, host().compiler), 'Landlock mode', () => {
     let host: Escape
     let noLandlock: Escape
     beforeAll(() => {
@@ -64,7 +65,7 @@ describe.each(identities())('no filesystem confinement — caller: $name', (iden
   })
 })
 
-describe('the CLI on a host without Landlock', () => {
+describeWhere(host().compiler, 'the CLI on a host without Landlock', () => {
   const cli = (args: string[]) => {
     const wrapper = join(inject('cordonProbeDir'), 'probe-without-landlock')
     return spawnSync(wrapper, [process.execPath, join(repoRoot, 'bin', 'cordon.js'), 'run', '--mode', 'landlock', ...args, '--', 'true'], { encoding: 'utf8' })

@@ -5,10 +5,9 @@
  * first `bash -lc` decision compiles nothing. Ratios against a synchronous
  * compile in this process (../exec-policy/shell/compile-timing.ts).
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
+import { removeTempDirs, tempDir } from '../../helpers/temp.js'
 import { createOrchestrator } from '../../../src/orchestrator/index.js'
 import { WARM_UP_SCRIPTS } from '../../../src/exec-policy/shell/warm-up-scripts.js'
 import { compileOnThisThread, optimisingCompilerOnly, startTicks } from '../exec-policy/shell/compile-timing.js'
@@ -16,7 +15,8 @@ import { fakeSandboxes } from './fake-sandbox.js'
 
 optimisingCompilerOnly()
 
-const ws = mkdtempSync(join(tmpdir(), 'orch-warm-'))
+afterAll(removeTempDirs)
+const ws = tempDir('orch-warm-')
 
 describe('orchestrator.warmUp()', () => {
   it('runs while the loop keeps ticking; an exec in flight awaits it; the first decision after it compiles nothing', async () => {

@@ -5,26 +5,23 @@
  * instead of one backend's mount plan.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { UnsupportedError } from '../../../src/errors.js'
 import { backendFor } from '../../../src/platform/index.js'
-import { doctor } from '../../../src/doctor.js'
 import { createSandbox } from '../../../src/index.js'
 import { resolvePolicy } from '../../../src/profile/resolve.js'
 import { loadProfile } from '../../../src/profile/profiles.js'
 import { thrown } from '../../helpers/errors.js'
 import { distIndex, repoRoot } from '../../helpers/paths.js'
+import { namespacesMissing } from '../../helpers/modes.js'
+import { self } from '../../helpers/identity.js'
+import { itWhere } from '../../helpers/requirements.js'
+import { removeTempDirs, tempDir } from '../../helpers/temp.js'
 
-const dirs: string[] = []
-const tmp = (): string => {
-  const d = mkdtempSync(join(tmpdir(), 'cordon-seam-'))
-  dirs.push(d)
-  return d
-}
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+const tmp = (): string => tempDir('cordon-seam-')
+afterAll(removeTempDirs)
 
 describe('choosing a backend', () => {
   it.each(['darwin', 'win32', 'freebsd'] as const)('%s has no backend in this version: UnsupportedError naming the platform', (platform) => {
@@ -94,9 +91,7 @@ describe('facts the orchestrator reads from the report', () => {
     expect(e.widening).toEqual({ writeExcluded: [] })
   })
 
-  const ns = doctor().namespaces
-  if (ns) console.warn(`[cordon seam tests] namespace-mode report not checked: ${ns.reason} (fix: ${ns.fix})`)
-  it.skipIf(ns !== undefined)('namespace mode: private /tmp and /var/tmp unless a write root covers one; bwrap kept out of widenings', () => {
+  itWhere(namespacesMissing(self()), 'namespace mode: private /tmp and /var/tmp unless a write root covers one; bwrap kept out of widenings', () => {
     const sb = createSandbox({ cwd: tmp(), mode: 'namespaces', compat: 'best-effort' })
     const e = sb.report()
     sb.close()

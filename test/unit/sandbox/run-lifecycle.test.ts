@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createSandbox, type CordonError } from '../../../src/index.js'
+import { self } from '../../helpers/identity.js'
+import { namespacesMissing } from '../../helpers/modes.js'
 import { dead, eventually } from '../../helpers/processes.js'
+import { itWhere } from '../../helpers/requirements.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'cordon-lifecycle-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -26,9 +29,6 @@ function running(needle: string): boolean {
   }
   return false
 }
-const nsProbe = createSandbox({ ...options, mode: 'namespaces' }).report()
-const nsSkip = nsProbe.mode === 'namespaces' ? undefined : `namespace mode is unavailable here: ${nsProbe.modeReason}`
-if (nsSkip) console.warn(`[cordon lifecycle tests] the setup-abort test is skipped: ${nsSkip}`)
 
 // The shell prints the pid of a background grandchild, then waits forever.
 const GROUP = ['sh', '-c', 'sleep 60 & echo $!; wait']
@@ -52,7 +52,7 @@ describe('timeouts', () => {
     const started = Date.now()
     const r = await sb.run(GROUP, { timeout: 500 })
     sb.close()
-    expect(r).toMatchObject({ timedOut: true, aborted: false, signal: 'SIGKILL', exitCode: null })
+    expect(r).toMatchObject({ timedOut: true, isCanceled: false, signal: 'SIGKILL', exitCode: null })
     expect(Date.now() - started).toBeLessThan(10_000)
     const grandchild = Number(r.stdout.trim())
     expect(grandchild).toBeGreaterThan(0)
@@ -75,30 +75,46 @@ describe('AbortSignal', () => {
     setTimeout(() => controller.abort(), 400)
     const r = await run
     sb.close()
-    expect(r).toMatchObject({ aborted: true, timedOut: false, signal: 'SIGKILL' })
+    expect(r).toMatchObject({ isCanceled: true, timedOut: false, signal: 'SIGKILL' })
     expect(await eventually(() => dead(Number(r.stdout.trim())), 3000)).toBe(true)
   })
 
-  // An already aborted signal: nothing is spawned, the run rejects with AbortError.
-  it('an already aborted signal stops the command at once', async () => {
+  // An already aborted signal: nothing is spawned, and the run resolves as
+  // any canceled run does (issue 11, bug 4: it rejected with AbortError).
+  it('an already aborted signal: canceled at once, nothing spawned, the same contract as an abort mid-run', async () => {
     const sb = createSandbox(options)
     const started = Date.now()
     const outcome = await sb.run(['sleep', '30'], { signal: AbortSignal.abort() }).then(
-      (r) => ({ aborted: r.aborted }),
+      (r) => r,
       (e: CordonError) => ({ code: e.code }),
     )
+    const child = sb.spawn('sleep', ['30'], { signal: AbortSignal.abort() })
+    const spawned = await child
     sb.close()
-    expect(outcome).toEqual({ code: 'E_ABORTED' })
+    expect(outcome).toMatchObject({ isCanceled: true, timedOut: false, exitCode: null, signal: null, stdout: '', stderr: '' })
     expect(Date.now() - started).toBeLessThan(5_000)
+    expect(spawned).toMatchObject({ isCanceled: true, exitCode: null })
+    expect(child.pid).toBeUndefined()
+    // The streams it asked for exist, empty: code that writes and reads them keeps working.
+    child.stdin!.end('ignored')
+    expect(await (await import('node:stream/consumers')).text(child.stdout!)).toBe('')
+    expect((await child.enforcement).notes.join('\n')).toMatch(/canceled before the command started/)
+  })
+
+  it('bad input is still an error when the signal is already aborted', async () => {
+    const sb = createSandbox(options)
+    const e = await sb.run([''], { signal: AbortSignal.abort() }).then(() => undefined, (err: CordonError) => err)
+    sb.close()
+    expect(e?.code).toBe('E_POLICY')
   })
 
   // An abort sent right after the spawn, while the launcher is still being
-  // set up: the result says aborted (never a SetupError), and nothing of the
-  // command is left running. In namespace mode the stop waits for the
+  // set up: the result says isCanceled (never a SetupError), and nothing of
+  // the command is left running. In namespace mode the stop waits for the
   // launcher's first record (killing bwrap earlier can orphan its child: CI
   // saw `sleep` run to its end), so the command may have started; in
   // Landlock mode the launcher may be stopped before it reports, and then
-  // `enforcement` says so (E_ABORTED).
+  // `enforcement` resolves with the planned report and a note saying so.
   const abortRightAway = async (mode: 'namespaces' | 'landlock') => {
     const marker = mode === 'namespaces' ? '31.4159' : '31.2718'
     const sb = createSandbox({ ...options, mode })
@@ -107,20 +123,21 @@ describe('AbortSignal', () => {
         const controller = new AbortController()
         const run = sb.spawn('sleep', [marker], { signal: controller.signal })
         controller.abort()
-        const outcome = await run.then((r) => ({ aborted: r.aborted }), (e: CordonError) => ({ code: e.code }))
+        const outcome = await run.then((r) => ({ isCanceled: r.isCanceled }), (e: CordonError) => ({ code: e.code }))
         const enforcement = await run.enforcement.then((e) => e.mode, (e: CordonError) => e.code)
         return { outcome, enforcement }
       }),
     )
     sb.close()
     for (const o of outcomes) {
-      expect(o.outcome).toEqual({ aborted: true })
-      expect([mode, 'E_ABORTED']).toContain(o.enforcement)
+      expect(o.outcome).toEqual({ isCanceled: true })
+      // Stopped before the launcher reported: the planned report, never a rejection.
+      expect(o.enforcement).toBe(mode)
     }
     expect(await eventually(() => !running(`sleep\0${marker}`), 3000)).toBe(true)
   }
 
-  it.skipIf(nsSkip !== undefined)(`namespace mode: an abort during setup stops the run and leaves nothing running${nsSkip ? ` (skipped: ${nsSkip})` : ''}`, () => abortRightAway('namespaces'))
+  itWhere(namespacesMissing(self()), 'namespace mode: an abort during setup stops the run and leaves nothing running', () => abortRightAway('namespaces'))
 
   it('Landlock mode: an abort during setup stops the run and leaves nothing running', () => abortRightAway('landlock'))
 
@@ -131,6 +148,21 @@ describe('AbortSignal', () => {
     )
     sb.close()
     for (const o of outcomes) expect(o).toEqual({ timedOut: true })
+  })
+
+  it('a timeout and an abort: whichever stops the run first is the one reported, never both', async () => {
+    const sb = createSandbox(options)
+    const ac = new AbortController()
+    const run = sb.run(['sleep', '30'], { timeout: 200, signal: ac.signal })
+    setTimeout(() => ac.abort(), 1500)
+    const timedOut = await run
+    const ac2 = new AbortController()
+    const run2 = sb.run(['sleep', '30'], { timeout: 5000, signal: ac2.signal })
+    setTimeout(() => ac2.abort(), 200)
+    const canceled = await run2
+    sb.close()
+    expect(timedOut).toMatchObject({ timedOut: true, isCanceled: false })
+    expect(canceled).toMatchObject({ timedOut: false, isCanceled: true })
   })
 })
 

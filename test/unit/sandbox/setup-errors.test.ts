@@ -4,14 +4,15 @@
  * a typed cordon error naming where, never a raw Node error.
  */
 import { chmodSync } from 'node:fs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { identities } from '../../helpers/identity.js'
+import { describeWhere } from '../../helpers/requirements.js'
 import { runDriver } from '../../helpers/run-driver.js'
 import { makeTree, type Tree } from '../../helpers/tree.js'
 
 const caller = identities().find((i) => i.name === 'unprivileged')!
 
-describe.skipIf(caller.skip !== undefined)(`unprivileged caller${caller.skip ? ` (skipped: ${caller.skip})` : ''}`, () => {
+describeWhere(caller.missing, 'unprivileged caller', () => {
   let tree: Tree
   beforeAll(() => {
     tree = makeTree(caller, 'setup')

@@ -4,9 +4,11 @@
  * 'SIGIOT', SIGIO as 'SIGPOLL'), in both modes.
  */
 import { rmSync } from 'node:fs'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, expect, it } from 'vitest'
 import { createSandbox } from '../../../src/index.js'
-import { sandboxModes } from '../../helpers/modes.js'
+import { modeMissing, TEST_MODES } from '../../helpers/modes.js'
+import { self } from '../../helpers/identity.js'
+import { describeWhere } from '../../helpers/requirements.js'
 import { makeTestTmpDir } from '../../helpers/paths.js'
 import { nodeSignalNames } from '../../helpers/signals.js'
 
@@ -14,7 +16,8 @@ const dir = makeTestTmpDir('signals-') // namespace mode hides the host /tmp
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const expected = nodeSignalNames()
 
-describe.each(sandboxModes())('%s mode: a command ended by a signal', (mode) => {
+for (const mode of TEST_MODES) {
+  describeWhere(modeMissing(self(), mode), `${mode} mode: a command ended by a signal`, () => {
   const sb = createSandbox({ cwd: dir, mode, compat: 'best-effort' })
   afterAll(() => sb.close())
 
@@ -33,3 +36,4 @@ describe.each(sandboxModes())('%s mode: a command ended by a signal', (mode) => 
     await expect(sb.spawn('sh', ['-c', 'kill -IO $$'])).resolves.toMatchObject({ signal: 'SIGIO', exitCode: null })
   })
 })
+}

@@ -24,6 +24,16 @@ export interface LauncherPlan {
   landlock: { rules: LandlockRule[]; networkOff: boolean; scopeSignal: boolean; scopeAbstractUnix: boolean; log: boolean } | null
   /** BPF compiled by libseccomp in the addon (base64) and the number of rules it came from. */
   seccomp: { bpf: string; rules: number } | null
+  /**
+   * Landlock mode: the `notify` rules (chmod, chown, utimes, xattrs) as a
+   * second filter whose listener the launcher's supervisor holds; it performs
+   * such calls beneath a write root and answers EPERM elsewhere
+   * (native/linux/metadata.h). Absent in namespace mode, where read-only
+   * mounts refuse them.
+   */
+  metadata?: { bpf: string; rules: number }
+  /** Which of fds 0–2 carries the PTY cordon made for the command: its controlling terminal (launch/pty.ts). */
+  ctty?: 0 | 1 | 2
 }
 
 export interface PlanContext {
@@ -43,17 +53,36 @@ export function rlimits(policy: ResolvedPolicy): LauncherPlan['rlimits'] {
 
 const compiled = new Map<string, NonNullable<LauncherPlan['seccomp']>>()
 
-/** Compile the rule set for a network mode once per process (libseccomp takes milliseconds). */
-export function seccompProgram(network: 'off' | 'on'): NonNullable<LauncherPlan['seccomp']> {
-  let prog = compiled.get(network)
+/** Compile the rules `pick` selects once per process (libseccomp takes milliseconds). */
+function program(key: string, pick: (r: SeccompRule) => boolean): NonNullable<LauncherPlan['seccomp']> {
+  let prog = compiled.get(key)
   if (!prog) {
     const rules = loadSeccompRules()
-      .filter((r: SeccompRule) => r.when === 'always' || network === 'off')
+      .filter(pick)
       .map(({ syscall, action, errno, args }) => ({ syscall, action, ...(errno !== undefined ? { errno } : {}), args }))
     prog = { bpf: loadNative().binding.compileSeccomp(rules).toString('base64'), rules: rules.length }
-    compiled.set(network, prog)
+    compiled.set(key, prog)
   }
   return prog
+}
+
+/** The syscall filter of a network mode (both modes). */
+export function seccompProgram(network: 'off' | 'on'): NonNullable<LauncherPlan['seccomp']> {
+  return program(network, (r) => r.action !== 'notify' && (r.when === 'always' || network === 'off'))
+}
+
+/** The metadata filter of Landlock mode: the `notify` rules. */
+export function metadataProgram(): NonNullable<LauncherPlan['metadata']> {
+  return program('metadata', (r) => r.action === 'notify')
+}
+
+/**
+ * Landlock mode closes its metadata gap with the supervisor's filter, which
+ * needs seccomp; a write root of / leaves no gap to close, and without
+ * Landlock nothing confines the filesystem at all (the `filesystem` entry).
+ */
+function metadataGap(ctx: PlanContext): boolean {
+  return ctx.probe.landlockAbi !== null && !ctx.policy.writeRoots.includes('/')
 }
 
 export type PlanTemplate = Omit<LauncherPlan, 'argv' | 'env' | 'compat'>
@@ -73,7 +102,9 @@ export function launcherTemplate(ctx: PlanContext, rules: LandlockRule[] | null)
 /** The template of a Landlock-mode launch. */
 export function buildLandlockPlan(ctx: PlanContext) {
   const ll = ctx.probe.landlockAbi !== null ? landlockRules(ctx.policy) : null
-  return { template: launcherTemplate(ctx, ll?.rules ?? null), enforcement: expectedEnforcement(ctx, ll?.narrowed ?? []) }
+  const template = launcherTemplate(ctx, ll?.rules ?? null)
+  if (metadataGap(ctx) && ctx.probe.seccomp) template.metadata = metadataProgram()
+  return { template, enforcement: expectedEnforcement(ctx, ll?.narrowed ?? []) }
 }
 
 export function landlockUnavailable(probe: NativeProbe, consequence: string): MissingProtection {
@@ -98,8 +129,8 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   }
   if (!probe.seccomp) missing.push(seccompUnavailable(probe))
   if (policy.network === 'off' && !probe.seccomp && (abi === null || abi < 4)) missing.push({ protection: 'network', explicit: true, reason: 'neither seccomp nor Landlock ABI 4 can block sockets' })
-  if (abi !== null && !policy.writeRoots.includes('/')) {
-    missing.push({ protection: 'file-metadata', explicit: false, reason: 'Landlock (ABI ≤ 7) has no right for chmod/utimes/xattrs: files the caller owns outside the write roots can still have their mode bits (setuid/setgid excepted: seccomp refuses those), timestamps, extended attributes and ACLs changed', fix: 'namespace mode (read-only mounts deny them)' })
+  if (metadataGap(ctx) && !probe.seccomp) {
+    missing.push({ protection: 'file-metadata', explicit: false, reason: 'Landlock (ABI ≤ 7) has no right for chmod/chown/utimes/xattrs, and without seccomp the supervisor cannot be asked (user notification): files the caller owns outside the write roots can still have their mode bits, owner group, timestamps, extended attributes and ACLs changed', fix: 'a kernel with CONFIG_SECCOMP_FILTER, or namespace mode (read-only mounts deny them)' })
   }
   if (policy.protectedPaths.length > 0) missing.push({ protection: 'protected-paths', explicit: explicit.has('protected-paths'), reason: 'protected paths inside write roots need namespace mode (read-only bind mounts); Landlock cannot take rights back below a write root without breaking it', fix: 'install bubblewrap and allow unprivileged user namespaces' })
   return missing
@@ -132,6 +163,7 @@ function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement 
   const { policy } = ctx
   const missing = missingFor(ctx)
   const notes = ['Landlock-only mode: no pid/ipc/network namespaces (host SysV IPC objects the caller can reach stay reachable); the launcher stays as a subreaper supervisor that kills what the command leaves behind (double-forked, setsid) when it exits, times out, is aborted or its caller dies']
+  if (metadataGap(ctx) && ctx.probe.seccomp) notes.push('chmod, chown, utimes and extended attributes are decided by the supervisor: performed beneath a write root, EPERM elsewhere')
   const globs = globsNote(policy)
   if (globs) notes.push(globs)
   if (policy.readRoots.some(coversHostDevices)) notes.push(`host devices are not readable: under /dev only ${DEVICE_FILES.join(', ')}`)

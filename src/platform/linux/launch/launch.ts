@@ -20,6 +20,9 @@ import { SetupError } from '../../../errors.js'
 import { loadNative } from '../../../native/load.js'
 import { fromNativeError } from '../../../native/native-error.js'
 import type { LauncherPlan } from '../landlock/plan.js'
+import { readOutput, type CollectedOutput } from './output.js'
+import { callerTerminal, relayTerminal, type CallerTerminal } from './caller-terminal.js'
+import { Pty } from './pty.js'
 import { WIRE } from './wire.js'
 import { closeQuietly, zygoteFor, type ChildExit, type ChildFds, type Zygote } from './zygote.js'
 
@@ -61,15 +64,15 @@ export interface LaunchSpec {
   stderr: 'pipe' | 'inherit' | 'ignore'
   input?: string | Uint8Array
   maxBuffer?: number
+  /** Keep stdout and stderr interleaved as well (`Exit.all`). */
+  all?: boolean
+  /** Hand the caller streams of its piped stdio (`spawn()`); without, output is only collected and a piped stdin gets `input` or end of file. */
+  streams: boolean
 }
 
-export interface Exit {
+export interface Exit extends CollectedOutput {
   exitCode: number | null
   signal: NodeJS.Signals | null
-  stdout: string
-  stderr: string
-  /** Output beyond maxBuffer was dropped. */
-  truncated: boolean
 }
 
 /** The started child, as much of a ChildProcess as the sandbox needs. */
@@ -91,27 +94,6 @@ export interface Launched {
   /** Everything the launcher said, once the status pipe closed. */
   final: Promise<FinalStatus>
   exit: Promise<Exit>
-}
-
-function readAll(stream: Readable | null | undefined, max: number): Promise<{ text: string; truncated: boolean }> {
-  return new Promise((resolve) => {
-    if (!stream) return resolve({ text: '', truncated: false })
-    const chunks: Buffer[] = []
-    let size = 0
-    let truncated = false
-    stream.on('data', (d: Buffer) => {
-      if (size + d.length > max) {
-        truncated = true
-        d = d.subarray(0, Math.max(0, max - size))
-      }
-      size += d.length
-      if (d.length) chunks.push(d)
-    })
-    const done = () => resolve({ text: Buffer.concat(chunks).toString('utf8'), truncated })
-    stream.on('end', done)
-    stream.on('close', done)
-    stream.on('error', done)
-  })
 }
 
 /** The command's wait status as the launcher's supervisor saw it. */
@@ -190,17 +172,29 @@ function stdio(kind: 'pipe' | 'ignore' | 'inherit', fd: 0 | 1 | 2, pipe: () => [
   return fd === 0 ? { mine: w, theirs: r, owned: true } : { mine: r, theirs: w, owned: true }
 }
 
+/** The caller's terminals among the inherited stdio, and the PTY the command gets instead (caller-terminal.ts). */
+interface Terminal {
+  caller: CallerTerminal
+  pty: Pty
+}
+
 /**
  * The five descriptors of a child: [stdin, stdout, stderr, plan, status].
  * The plan is a sealed memfd written in full before the child starts
  * (cordon_sealed_memfd): nothing to feed while it runs, however large.
+ * Where the caller's terminal would be inherited, the child gets the slave
+ * of its own PTY, and the plan asks the launcher to make it the command's
+ * controlling terminal (Pty releases cordon's copy of the slave).
  */
-function childDescriptors(spec: LaunchSpec, stdinKind: 'pipe' | 'ignore' | 'inherit'): StdioPair[] {
+function childDescriptors(spec: LaunchSpec, kinds: readonly ['pipe' | 'ignore' | 'inherit', LaunchSpec['stdout'], LaunchSpec['stderr']], tty: Terminal | undefined): StdioPair[] {
   const { binding } = loadNative()
   const pairs: StdioPair[] = []
   try {
-    pairs.push(stdio(stdinKind, 0, binding.pipe), stdio(spec.stdout, 1, binding.pipe), stdio(spec.stderr, 2, binding.pipe))
-    pairs.push({ mine: undefined, theirs: binding.sealedMemfd(Buffer.from(JSON.stringify(spec.plan))), owned: true })
+    for (const fd of [0, 1, 2] as const) {
+      pairs.push(tty?.caller.fds.includes(fd) ? { mine: undefined, theirs: tty.pty.slave, owned: false } : stdio(kinds[fd], fd, binding.pipe))
+    }
+    const plan = tty ? { ...spec.plan, ctty: tty.caller.fds[0]! } : spec.plan
+    pairs.push({ mine: undefined, theirs: binding.sealedMemfd(Buffer.from(JSON.stringify(plan))), owned: true })
     const [statusR, statusW] = binding.pipe()
     pairs.push({ mine: statusR, theirs: statusW, owned: true })
     return pairs
@@ -211,14 +205,25 @@ function childDescriptors(spec: LaunchSpec, stdinKind: 'pipe' | 'ignore' | 'inhe
 }
 
 /**
- * node:net, only for a run that pipes the command's own stdio (streams are
- * what the caller gets then): loading it costs a `cordon run` with
- * inherited stdio ~8 ms that it has no use for.
+ * Our end of a piped stdin. `spawn()` hands the caller a stream (node:net,
+ * loaded then only); its errors — a write after the command ended, EPIPE —
+ * reach the caller's write callback and any 'error' listener it adds, but
+ * never become an uncaught exception. A `run()` writes `input`, or closes
+ * the pipe at once: a command that reads stdin sees end of file instead of
+ * waiting for a writer nobody has.
  */
 let net: typeof import('node:net') | undefined
-const socket = (fd: number, readable: boolean) => new (net ??= createRequire(import.meta.url)('node:net') as typeof import('node:net')).Socket({ fd, readable, writable: !readable })
-const reader = (fd: number | undefined) => (fd === undefined ? null : socket(fd, true))
-const writer = (fd: number | undefined) => (fd === undefined ? null : socket(fd, false))
+function stdinFor(fd: number | undefined, spec: LaunchSpec): Writable | null {
+  if (fd === undefined) return null
+  if (!spec.streams && spec.input === undefined) {
+    closeQuietly(fd)
+    return null
+  }
+  const socket = new (net ??= createRequire(import.meta.url)('node:net') as typeof import('node:net')).Socket({ fd, readable: false, writable: true })
+  socket.on('error', () => {})
+  if (spec.input !== undefined) socket.end(spec.input)
+  return spec.streams ? socket : null
+}
 
 /**
  * Open the bind sources of a namespace-mode launch. A path that now meets a
@@ -260,40 +265,72 @@ function startChild(z: Zygote, spec: LaunchSpec, pairs: StdioPair[]): { pid: num
   }
 }
 
+/** The command's own terminal when the caller's would be inherited; nothing (and no cost beyond a check per inherited fd) otherwise. */
+function terminalFor(kinds: readonly ['pipe' | 'ignore' | 'inherit', LaunchSpec['stdout'], LaunchSpec['stderr']]): Terminal | undefined {
+  const caller = callerTerminal(kinds)
+  if (!caller) return undefined
+  // The caller's line settings only when they are its own: a background
+  // job's terminal is in the mode of whatever owns it now (a shell's line
+  // editor: no echo, no canonical input), so it gets the kernel's defaults.
+  const pty = Pty.open(caller.foreground ? caller.fds[0] : undefined)
+  if (!caller.foreground) pty.setSize(caller.rows, caller.cols)
+  return { caller, pty }
+}
+
+/**
+ * After the command's end, how long its terminal's output may take to end
+ * too. It ends by itself: the supervisor has killed everything left that
+ * could hold the terminal. This only keeps a caller whose terminal is in
+ * raw mode (^C does not reach cordon) from waiting forever if that failed.
+ */
+const TERMINAL_DRAIN_MS = 2000
+
+function relayUntil(tty: Terminal | undefined, exited: Promise<unknown>): Promise<void> | undefined {
+  if (!tty) return undefined
+  const relayed = relayTerminal(tty.pty, tty.caller)
+  void exited.then(() => {
+    const timer = setTimeout(() => tty.pty.close(), TERMINAL_DRAIN_MS).unref()
+    void tty.pty.ended.then(() => clearTimeout(timer))
+  })
+  return relayed
+}
+
 export function launch(spec: LaunchSpec): Launched {
   const stdinKind = spec.input !== undefined ? 'pipe' : spec.stdin
+  const kinds = [stdinKind, spec.stdout, spec.stderr] as const
   const z = zygoteFor(spec.launcher)
-  const pairs = childDescriptors(spec, stdinKind)
-  const { pid, exited } = startChild(z, spec, pairs)
-  const [stdin, stdout, stderr] = [writer(pairs[0]!.mine), reader(pairs[1]!.mine), reader(pairs[2]!.mine)]
-  const statusRead = statusReader(pairs[4]!.mine!)
-  if (spec.input !== undefined) {
-    stdin?.on('error', () => {})
-    stdin?.end(spec.input)
+  const tty = terminalFor(kinds)
+  let pairs: StdioPair[]
+  let started: { pid: number; exited: Promise<ChildExit> }
+  try {
+    pairs = childDescriptors(spec, kinds, tty)
+    started = startChild(z, spec, pairs)
+  } catch (e) {
+    tty?.pty.close()
+    throw e
+  } finally {
+    tty?.pty.releaseSlave() // the child has its copies now
   }
-  const child: LaunchedChild = { pid, stdin, stdout, stderr, exitCode: null, signalCode: null, kill: (signal, group) => z.kill(pid, signal, group) }
-  const max = spec.maxBuffer ?? 64 * 1024 * 1024
-  const out = readAll(stdout, max)
-  const err = readAll(stderr, max)
+  const { pid, exited } = started
+  const relayed = relayUntil(tty, exited)
+  const statusRead = statusReader(pairs[4]!.mine!)
+  const stdin = stdinFor(pairs[0]!.mine, spec)
+  const output = readOutput(pairs[1]!.mine, pairs[2]!.mine, { max: spec.maxBuffer ?? 64 * 1024 * 1024, all: spec.all === true, streams: spec.streams })
+  const child: LaunchedChild = { pid, stdin, stdout: output.stdout, stderr: output.stderr, exitCode: null, signalCode: null, kill: (signal, group) => z.kill(pid, signal, group) }
   const done = exited.then((x) => {
     child.exitCode = x.exitCode
     child.signalCode = x.signal
     stdin?.destroy() // as node:child_process does: nobody reads it any more
+    output.drain()
     return x
   })
-  const exit = Promise.all([done, out, err]).then(([x, o, e]) => ({
-    exitCode: x.exitCode,
-    signal: x.signal,
-    stdout: o.text,
-    stderr: e.text,
-    truncated: o.truncated || e.truncated,
-  }))
+  const exit = Promise.all([done, output.done, relayed]).then(([x, out]): Exit => ({ exitCode: x.exitCode, signal: x.signal, ...out }))
   return { child, started: statusRead.started, final: statusRead.final, exit }
 }
 
 /** A launcher error record → the typed error the caller sees. */
-export function setupErrorFrom(status: LaunchStatus | undefined, exitCode: number | null | undefined, stderr: string): SetupError {
+export function setupErrorFrom(status: LaunchStatus | undefined, exitCode: number | null | undefined, stderr: Uint8Array | string): SetupError {
   if (status && !status.ok) return fromNativeError(status, { step: 'unknown' })
-  const tail = stderr.trim().split('\n').slice(-3).join(' | ')
+  const tail = Buffer.from(stderr).toString('utf8').trim().split('\n').slice(-3).join(' | ')
   return new SetupError('launch', 'spawn', 0, 'EUNKNOWN', `the sandbox exited ${exitCode ?? '?'} before reporting${tail ? `: ${tail}` : ''}`)
 }

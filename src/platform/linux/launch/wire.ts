@@ -17,7 +17,7 @@ export const WIRE = {
   request: { launch: 'L', exec: 'X', kill: 'K', killGroup: 'g', killProcess: 'p' },
   plan: { version: 1 },
   status: {
-    setup: ['ok', 'landlockAbi', 'fsHandled', 'netHandled', 'scoped', 'logFlags', 'seccompRules', 'noNewPrivs', 'capsDropped', 'boundingDropped', 'skippedRules'],
+    setup: ['ok', 'landlockAbi', 'fsHandled', 'netHandled', 'scoped', 'logFlags', 'seccompRules', 'noNewPrivs', 'capsDropped', 'boundingDropped', 'skippedRules', 'metadata'],
     error: ['ok', 'step', 'syscall', 'errno', 'detail'],
     exit: ['exit', 'code', 'signal', 'lost'],
   },

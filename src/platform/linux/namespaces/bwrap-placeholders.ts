@@ -13,11 +13,23 @@
  * is a mount point in *another* mount namespace silently detaches that
  * mount (Linux ≥ 3.18), which would reopen the path in a sandbox that is
  * still running. So each launch that relies on a placeholder holds a lease —
- * a file inside it, invisible from inside (the sandbox sees the mask) — and
- * only `rmdir`, which fails while any lease remains, removes it. Leases of
- * dead processes (same pid namespace only) are swept; a killed caller leaves
- * an empty directory behind at worst (removed by the next launch that uses
- * it), never an open path.
+ * an empty directory inside it, invisible from inside (the sandbox sees the
+ * mask) — and only `rmdir`, which fails while any lease remains, removes it.
+ * Leases of dead processes (same pid namespace only) are swept; a killed
+ * caller leaves empty directories behind at worst (removed by the next
+ * launch that uses them), never an open path.
+ *
+ * Why a directory and not a file: the placeholder sits in the host
+ * workspace, usually a repository. git (and hg, jj) track files only, so a
+ * tree of empty directories is invisible to `git status` and cannot be
+ * staged by `git add -A` — an auto-committing agent runtime never commits
+ * `.bashrc/` or `.codex/` — without cordon writing anything into the
+ * repository (no `.git/info/exclude` entry, which would be a write into a
+ * directory the sandbox can also write, and would hide a real `.codex/` the
+ * user adds later). The directories stay visible to `ls -a` while held.
+ * Nothing can avoid a host-side dentry: a mount point must exist in the
+ * directory that the sandbox shares with the host, or the sandbox would not
+ * write through to the host there either.
  */
 import { closeSync, lstatSync, mkdirSync, opendirSync, openSync, readSync, readdirSync, readlinkSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -80,12 +92,19 @@ function sweepStale(dir: string): void {
   for (const e of entries) {
     const m = LEASE_RE.exec(e)
     // Only leases from this pid namespace can be checked; others are kept.
-    if (m && m[1] === pidNamespace() && !alive(Number(m[2]))) {
-      try {
-        unlinkSync(join(dir, e))
-      } catch {
-        /* raced with its owner */
-      }
+    if (m && m[1] === pidNamespace() && !alive(Number(m[2]))) removeLease(join(dir, e))
+  }
+}
+
+/** A lease is an empty directory; earlier cordon versions made files (a placeholder may be shared with one), so both are removed. */
+function removeLease(lease: string): void {
+  try {
+    rmdirSync(lease)
+  } catch (err) {
+    try {
+      if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') unlinkSync(lease)
+    } catch {
+      /* raced with its owner */
     }
   }
 }
@@ -143,7 +162,7 @@ function takeLease(path: string): string {
   for (let attempt = 0; ; attempt++) {
     try {
       ensureDir(path)
-      closeSync(openSync(lease, 'wx', 0o600))
+      mkdirSync(lease, { mode: 0o700 })
       return lease
     } catch (err) {
       if (err instanceof CordonError) throw err
@@ -164,11 +183,7 @@ function takeLease(path: string): string {
 
 function dropLease(lease: string): void {
   const dir = dirname(lease)
-  try {
-    unlinkSync(lease)
-  } catch {
-    /* already gone */
-  }
+  removeLease(lease)
   // The usual case, no other holder: the directory is empty now. Only when
   // it is not are the other leases read (and those of dead processes swept).
   if (tryRmdir(dir)) return

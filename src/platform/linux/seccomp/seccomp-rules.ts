@@ -17,7 +17,8 @@ export interface SeccompArg {
 }
 export interface SeccompRule {
   syscall: string
-  action: 'errno' | 'kill'
+  /** notify: answered by the launcher's supervisor; such rules make the separate metadata filter (Landlock mode). */
+  action: 'errno' | 'kill' | 'notify'
   errno?: number
   args: SeccompArg[]
   when: 'always' | 'net-off'
@@ -44,9 +45,10 @@ function parseArg(tok: string, where: string): SeccompArg {
 
 function parseAction(tok: string, where: string): Pick<SeccompRule, 'action' | 'errno'> {
   if (tok === 'kill') return { action: 'kill' }
+  if (tok === 'notify') return { action: 'notify' }
   const name = tok.startsWith('errno:') ? tok.slice(6) : ''
   const errno = (constants.errno as Record<string, number>)[name]
-  if (errno === undefined) throw new PolicyError(`unknown action '${tok}' (errno:NAME or kill)`, { where })
+  if (errno === undefined) throw new PolicyError(`unknown action '${tok}' (errno:NAME, kill or notify)`, { where })
   return { action: 'errno', errno }
 }
 
@@ -70,6 +72,10 @@ export function parseSeccompRules(text: string, file: string): SeccompRule[] {
       else args.push(parseArg(tok, where))
     }
     if (args.length > 3) throw new PolicyError('at most 3 argument tests per rule', { where })
+    // The supervisor answers every call of a notified syscall the same way
+    // (performed beneath a write root, EPERM elsewhere): a condition would
+    // let the rest through unanswered, and net-off has nothing to do with it.
+    if (action === 'notify' && (args.length || when !== 'always')) throw new PolicyError('a notify rule takes no argument tests and no when=', { where })
     rules.push({ syscall, ...parseAction(action, where), args, when, reason })
   })
   return rules
@@ -82,7 +88,7 @@ export function parseSeccompRules(text: string, file: string): SeccompRule[] {
  */
 export const PARSED_RULES_FILE = join('dist', 'seccomp-rules.json')
 /** Bumped with any change to what parseSeccompRules returns: a build output of another parser is parsed again. */
-export const RULES_PARSER = 1
+export const RULES_PARSER = 2
 
 /**
  * The rules of `text`: the build's parse (`built`, the contents of

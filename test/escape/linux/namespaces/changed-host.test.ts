@@ -16,13 +16,15 @@
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createSandbox, doctor, SetupError } from '../../../../src/index.js'
+import { createOrchestrator, createSandbox, SetupError } from '../../../../src/index.js'
 import { rejected } from '../../../helpers/errors.js'
 import { Escape } from '../../../helpers/escape.js'
 import { identities, type Identity } from '../../../helpers/identity.js'
 import { makeTestTmpDir } from '../../../helpers/paths.js'
 import { runDriver, runDriverBatch } from '../../../helpers/run-driver.js'
-import { namespaceSkip } from './ns-available.js'
+import { namespacesMissing } from '../../../helpers/modes.js'
+import { self } from '../../../helpers/identity.js'
+import { describeWhere, itWhere } from '../../../helpers/requirements.js'
 
 const withoutUserns = (identity: Identity): Identity => {
   const wrapper = join(inject('cordonProbeDir'), 'probe-without-userns')
@@ -63,8 +65,7 @@ function flakyBwrap(marker: string): { path: string; cleanup(): void } {
 }
 
 describe.each(identities())('namespaces that stop working after the probe — caller: $name', (identity) => {
-  const skip = namespaceSkip(identity)
-  describe.skipIf(skip !== undefined)(`${skip ? `skipped: ${skip}` : 'bwrap'}`, () => {
+  describeWhere(namespacesMissing(identity), 'bwrap', () => {
     let e: Escape
     beforeAll(() => {
       e = new Escape(identity, 'namespaces', 'changed')
@@ -150,9 +151,8 @@ describe.each(identities())('namespaces that stop working after the probe — ca
 })
 
 describe('spawn() and a host that changed under the plan', () => {
-  const ns = doctor().namespaces
-  if (ns) console.warn(`[cordon namespace tests] spawn() churn case not run: ${ns.reason} (fix: ${ns.fix})`)
-  it.skipIf(ns !== undefined)('gets the SetupError itself (step mounts, EROFS, hostChanged), since its streams belong to the first launch', async () => {
+  const ns = namespacesMissing(self())
+  itWhere(ns, 'gets the SetupError itself (step mounts, EROFS, hostChanged), since its streams belong to the first launch', async () => {
     const dir = makeTestTmpDir('churn-spawn-')
     const victim = join(dir, 'denied')
     const work = join(dir, 'work')
@@ -166,6 +166,25 @@ describe('spawn() and a host that changed under the plan', () => {
       expect(err.message).toContain(`${victim} changed on the host between planning and launch`)
     } finally {
       sb.close()
+      bwrap.cleanup()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  itWhere(ns, 'the orchestrator (which streams through spawn()) plans its attempt again too, and says so in notes', async () => {
+    const dir = makeTestTmpDir('churn-orch-')
+    const victim = join(dir, 'denied')
+    const work = join(dir, 'work')
+    mkdirSync(victim)
+    mkdirSync(work)
+    const bwrap = churningBwrap(victim)
+    try {
+      const orch = createOrchestrator({ sandbox: { cwd: work, mode: 'namespaces', bwrap: bwrap.path, denyRead: [victim] }, onApproval: () => 'approved' })
+      const o = await orch.exec({ command: ['/bin/true'], timeout: 20_000 })
+      expect(o.status).toBe('completed')
+      expect(o.result?.exitCode).toBe(0)
+      expect(o.notes.join('\n')).toMatch(/changed on the host between planning and launch.*planned again/)
+    } finally {
       bwrap.cleanup()
       rmSync(dir, { recursive: true, force: true })
     }

@@ -18,9 +18,10 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Escape } from '../../../helpers/escape.js'
 import { identities, type Identity } from '../../../helpers/identity.js'
+import { namespacesMissing } from '../../../helpers/modes.js'
+import { describeWhere, itWhere } from '../../../helpers/requirements.js'
 import { runDriver, type DriverReply } from '../../../helpers/run-driver.js'
 import { BWRAP_FAILURES, fakeBwrap, type FakeBwrap } from './fake-bwrap.js'
-import { namespaceSkip } from './ns-available.js'
 
 /** The same identity, but its programs start inside a fresh user namespace prepared by `setup` (a shell snippet). */
 function inUserNamespace(identity: Identity, setup: string, extra: string[] = []): Identity {
@@ -46,9 +47,10 @@ function expectRefusal(r: DriverReply, fixPart: string): void {
   expect(r.error!.message).toContain(fixPart)
 }
 
+// The fake-bwrap and missing-bwrap cases need no working bwrap; the others do.
 describe.each(identities())('namespace-mode faults — caller: $name', (identity) => {
-  const skip = namespaceSkip(identity)
-  describe.skipIf(skip !== undefined)(`${skip ? `skipped: ${skip}` : 'bwrap'}`, () => {
+  const ns = namespacesMissing(identity)
+  describeWhere(identity.missing, 'bwrap', () => {
     let e: Escape
     const fakes: FakeBwrap[] = []
     beforeAll(() => {
@@ -85,7 +87,7 @@ describe.each(identities())('namespace-mode faults — caller: $name', (identity
       it('namespaces → refused with the AppArmor fix', async () => expectRefusal(await run({ mode: 'namespaces', bwrap: fake(BWRAP_FAILURES.apparmor) }), 'apparmor_parser'))
     })
 
-    describe('user namespaces blocked (max_user_namespaces=0 inside a user namespace)', () => {
+    describeWhere(ns, 'user namespaces blocked (max_user_namespaces=0 inside a user namespace)', () => {
       const blocked = () => inUserNamespace(identity, 'echo 0 > /proc/sys/user/max_user_namespaces')
       it('auto → Landlock-only, with the sysctl', async () => expectFallback(await run({ mode: 'auto' }, blocked()), 'max-user-namespaces', 'user.max_user_namespaces'))
       it('namespaces → refused with the sysctl', async () => expectRefusal(await run({ mode: 'namespaces' }, blocked()), 'user.max_user_namespaces'))
@@ -93,12 +95,12 @@ describe.each(identities())('namespace-mode faults — caller: $name', (identity
 
     describe('/proc not mountable (part of /proc covered, as container runtimes do)', () => {
       const masked = () => inUserNamespace(identity, 'mount -t tmpfs none /proc/tty', ['--mount'])
-      it('auto → Landlock-only, with the container flag', async () => expectFallback(await run({ mode: 'auto' }, masked()), 'proc', 'systempaths=unconfined'))
-      it('namespaces → refused', async () => expectRefusal(await run({ mode: 'namespaces' }, masked()), 'systempaths=unconfined'))
+      itWhere(ns, 'auto → Landlock-only, with the container flag', async () => expectFallback(await run({ mode: 'auto' }, masked()), 'proc', 'systempaths=unconfined'))
+      itWhere(ns, 'namespaces → refused', async () => expectRefusal(await run({ mode: 'namespaces' }, masked()), 'systempaths=unconfined'))
       it('the same failure from a fake bwrap is diagnosed the same way', async () => expectFallback(await run({ mode: 'auto', bwrap: fake(BWRAP_FAILURES.proc) }), 'proc', 'systempaths=unconfined'))
     })
 
-    describe('bwrap inside a writable root', () => {
+    describeWhere(ns, 'bwrap inside a writable root', () => {
       it('auto → Landlock-only: the sandbox could replace it for the next launch', async () => {
         const copy = join(e.tree.dir('work/bin'), 'bwrap')
         copyFileSync('/usr/bin/bwrap', copy)
@@ -107,7 +109,7 @@ describe.each(identities())('namespace-mode faults — caller: $name', (identity
       })
     })
 
-    it('with namespaces available, auto picks them and says why', async () => {
+    itWhere(ns, 'with namespaces available, auto picks them and says why', async () => {
       const r = await run({ mode: 'auto' })
       expect(r.result!.enforcement).toMatchObject({ mode: 'namespaces', status: 'full', missing: [] })
       expect(r.result!.enforcement!.modeReason).toMatch(/^auto: /)

@@ -9,11 +9,11 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Escape } from '../../../helpers/escape.js'
 import { identities } from '../../../helpers/identity.js'
-import { namespaceSkip } from './ns-available.js'
+import { namespacesMissing } from '../../../helpers/modes.js'
+import { describeWhere } from '../../../helpers/requirements.js'
 
 describe.each(identities())('planted symlinks (namespace mode) — caller: $name', (identity) => {
-  const skip = namespaceSkip(identity)
-  describe.skipIf(skip !== undefined)(`${skip ? `skipped: ${skip}` : 'bwrap'}`, () => {
+  describeWhere(namespacesMissing(identity), 'bwrap', () => {
     let e: Escape
     beforeAll(() => {
       e = new Escape(identity, 'namespaces', 'planted')

@@ -10,13 +10,14 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { Escape, outcomeOf } from '../../../helpers/escape.js'
 import { identities } from '../../../helpers/identity.js'
-import { namespaceSkip, visibleProbes } from './ns-available.js'
+import { namespacesMissing } from '../../../helpers/modes.js'
+import { describeWhere, firstMissing, host } from '../../../helpers/requirements.js'
+import { visibleProbes } from './ns-available.js'
 
 const GIT = ['-c', 'user.name=cordon', '-c', 'user.email=cordon@example.invalid', '-c', 'init.defaultBranch=main']
 
 describe.each(identities())('protected paths (namespace mode) — caller: $name', (identity) => {
-  const skip = namespaceSkip(identity)
-  describe.skipIf(skip !== undefined)(`${skip ? `skipped: ${skip}` : 'bwrap'}`, () => {
+  describeWhere(firstMissing(namespacesMissing(identity), host().compiler), 'bwrap', () => {
     let e: Escape
     let probes: ReturnType<typeof visibleProbes>
     const files = (...args: string[]) => [probes.path('files'), ...args]

@@ -17,7 +17,10 @@ import { basename, dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createOrchestrator, type ApprovalRequest } from '../../../../src/orchestrator/index.js'
 import type { DenialRule } from '../../../../src/orchestrator/index.js'
-import { modes, removeTempDirs, tempDir, type Mode } from './env.js'
+import { describeModes, removeTempDirs, tempDir, type Mode } from './env.js'
+import { modeMissing } from '../../../helpers/modes.js'
+import { self } from '../../../helpers/identity.js'
+import { itWhere, skipNow } from '../../../helpers/requirements.js'
 
 type Op = 'write' | 'read' | 'setuid' | 'exec'
 type Errno = 'EACCES' | 'EPERM' | 'EROFS' | 'ENOENT'
@@ -137,7 +140,7 @@ function unconfinedTarget(c: Case): string {
   return path
 }
 
-describe.each(modes())('sandbox mode %s', (mode) => {
+describeModes((mode) => {
   const t = tree()
   const orch = createOrchestrator({
     sandbox: { profile: 'workspace-write', cwd: t.ws, mode, denyRead: [t.secretDir] },
@@ -148,11 +151,8 @@ describe.each(modes())('sandbox mode %s', (mode) => {
     casesFor(mode, t).flatMap((c) => (probes[c.op] ? [{ name: `${tool}: ${c.what} (${c.errno})`, tool, needs, probe: probes[c.op] as Probe, c }] : [])),
   )
 
-  it.each(rows)('$name', async ({ tool, needs, probe, c }) => {
-    if (!existsSync(needs)) {
-      console.warn(`[denial wording] ${tool} skipped: ${needs} is not installed`)
-      return
-    }
+  it.for(rows)('$name', async ({ tool, needs, probe, c }, ctx) => {
+    if (!existsSync(needs)) skipNow(ctx, { reason: `${tool}: ${needs} is not installed (apt-get install ${tool.startsWith('busybox') ? 'busybox' : tool})` })
     worksUnconfined(probe(unconfinedTarget(c)), t.ws)
     const target = c.target()
     const o = await orch.exec({ command: probe(target) })
@@ -165,8 +165,7 @@ describe.each(modes())('sandbox mode %s', (mode) => {
 })
 
 describe('the issue 11 scenario: sh (dash) writing under a hidden /tmp directory', () => {
-  const ns = modes().includes('namespaces')
-  it.skipIf(!ns)(`is attributed, and the approved wider attempt writes the host's file${ns ? '' : ' (skipped: namespace mode unavailable)'}`, async () => {
+  itWhere(modeMissing(self(), 'namespaces'), "is attributed, and the approved wider attempt writes the host's file", async () => {
     const t = tree()
     const target = join(t.hid, 'f')
     const asked: ApprovalRequest[] = []

@@ -6,16 +6,19 @@
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { createSandbox } from '../../../../src/index.js'
-import { repoRoot } from '../../../helpers/paths.js'
+import { self } from '../../../helpers/identity.js'
+import { modeMissing, TEST_MODES, type TestMode } from '../../../helpers/modes.js'
+import { testTmp } from '../../../helpers/paths.js'
+import { describeWhere } from '../../../helpers/requirements.js'
 
-const base = process.env.CORDON_ORCH_TMP ?? join(repoRoot, 'test', '.tmp', 'orchestrator')
+/** Straight in test/.tmp (a shared subdirectory could not be removed safely while another file still uses it). */
+const base = process.env.CORDON_ORCH_TMP ?? testTmp
 
 const made: string[] = []
 
 export function tempDir(label: string): string {
   mkdirSync(base, { recursive: true })
-  const dir = mkdtempSync(join(base, `${label}-`))
+  const dir = mkdtempSync(join(base, `orch-${label}-`))
   made.push(dir)
   return dir
 }
@@ -25,20 +28,13 @@ export function removeTempDirs(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true })
 }
 
-export type Mode = 'landlock' | 'namespaces'
+export type Mode = TestMode
 
-/** Landlock always; namespaces when bubblewrap works here (say why when it does not). */
-export function modes(): Mode[] {
-  try {
-    const sb = createSandbox({ mode: 'namespaces', cwd: repoRoot })
-    try {
-      sb.report()
-    } finally {
-      sb.close()
-    }
-    return ['landlock', 'namespaces']
-  } catch (e) {
-    console.warn(`[orchestrator tests] namespace mode skipped: ${(e as Error).message}`)
-    return ['landlock']
-  }
+/**
+ * `sandbox mode <mode>` for each mode, with `body` declaring its tests; the
+ * orchestrator runs in this process, so a mode this process's identity
+ * cannot use here is skipped with the reason (requirements.ts).
+ */
+export function describeModes(body: (mode: Mode) => void): void {
+  for (const mode of TEST_MODES) describeWhere(modeMissing(self(), mode), `sandbox mode ${mode}`, () => body(mode))
 }

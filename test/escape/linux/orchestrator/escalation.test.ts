@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createOrchestrator, type ApprovalRequest } from '../../../../src/orchestrator/index.js'
-import { modes, removeTempDirs, tempDir } from './env.js'
+import { describeModes, removeTempDirs, tempDir } from './env.js'
 
 const SECRET = 'ORCH-DENIED-SECRET-7d1e'
 
@@ -29,7 +29,7 @@ function tree() {
 /** The same command outside any sandbox: proves the probe itself works. */
 const plain = (argv: string[], cwd: string) => execFileSync(argv[0]!, argv.slice(1), { cwd, encoding: 'utf8' })
 
-describe.each(modes())('sandbox mode %s', (mode) => {
+describeModes((mode) => {
   it('require_escalated with a denied read: a widened sandbox that still cannot read it', async () => {
     const t = tree()
     expect(plain(['cat', t.secretFile], t.ws)).toBe(SECRET)

@@ -15,7 +15,7 @@ import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createOrchestrator, type ApprovalMode, type ApprovalRequest } from '../../../../src/orchestrator/index.js'
-import { modes, removeTempDirs, tempDir, type Mode } from './env.js'
+import { describeModes, removeTempDirs, tempDir, type Mode } from './env.js'
 import { BODY, fetchCommand, startServer } from './server.js'
 
 type Profile = 'read-only' | 'workspace-write' | 'full-access'
@@ -96,7 +96,7 @@ afterAll(async () => {
   removeTempDirs()
 })
 
-describe.each(modes())('sandbox mode %s', (sandboxMode: Mode) => {
+describeModes((sandboxMode: Mode) => {
   describe.each(PROFILES)('profile %s', (profile) => {
     describe.concurrent.each(MODES)('approval mode %s', (mode) => {
       it.each(ACTIONS)('%s', async (action) => {

@@ -1,10 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../../src/errors.js'
 import { createExecPolicy, loadPolicy, matchRules, parsePolicy } from '../../../../src/exec-policy/index.js'
+import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
+
+afterAll(removeTempDirs)
 
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url))
 
@@ -27,7 +30,7 @@ describe('fail closed', () => {
   })
 
   it('a directory is not a rules file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cordon-rules-'))
+    const dir = tempDir('cordon-rules-')
     expect((await loadError([dir])).message).toContain('EISDIR')
   })
 
@@ -49,7 +52,7 @@ describe('fail closed', () => {
   })
 
   it('an empty file is a valid, empty policy', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cordon-rules-'))
+    const dir = tempDir('cordon-rules-')
     writeFileSync(join(dir, 'empty.rules'), '# nothing yet\n')
     expect((await loadPolicy([join(dir, 'empty.rules')])).rulesByProgram.size).toBe(0)
   })

@@ -1,9 +1,11 @@
-import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../../src/errors.js'
 import { createExecPolicy, resolveProgram, type ExecPolicy } from '../../../../src/exec-policy/index.js'
+import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
+
+afterAll(removeTempDirs)
 
 const RULES = [
   'prefix_rule(pattern = ["git", "status"], decision = "allow")',
@@ -67,7 +69,7 @@ describe('host_executable and program paths', () => {
 })
 
 describe('resolveProgram', () => {
-  const root = mkdtempSync(join(tmpdir(), 'cordon-path-'))
+  const root = tempDir('cordon-path-')
   const system = join(root, 'system')
   const work = join(root, 'work')
   const systemGit = plant(system, 'git')

@@ -5,16 +5,16 @@
  * outside the workspace (or to a protected path in it) is asked, whatever a
  * rule or the safe list says about the command.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createExecPolicy, type DecideOptions, type ExecPolicy } from '../../../../src/exec-policy/index.js'
+import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
 
 let exec: ExecPolicy
 // Made here, not in beforeAll: the it.each tables below name them.
-const ws = mkdtempSync(join(tmpdir(), 'cordon-redir-ws-'))
-const outside = mkdtempSync(join(tmpdir(), 'cordon-redir-out-'))
+const ws = tempDir('cordon-redir-ws-')
+const outside = tempDir('cordon-redir-out-')
 const options: DecideOptions = { workspace: { cwd: ws, writableRoots: [ws] } }
 
 beforeAll(async () => {
@@ -38,10 +38,7 @@ beforeAll(async () => {
   symlinkSync(join(outside, 'profile'), join(ws, 'link-out'))
 })
 
-afterAll(() => {
-  rmSync(ws, { recursive: true, force: true })
-  rmSync(outside, { recursive: true, force: true })
-})
+afterAll(removeTempDirs)
 
 const decide = (script: string, opts: DecideOptions = options) => exec.decide(['bash', '-lc', script], opts)
 

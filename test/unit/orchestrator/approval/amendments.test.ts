@@ -3,26 +3,28 @@
  * does not parse, and safe with several processes writing at once.
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { parsePolicy } from '../../../../src/exec-policy/index.js'
 import { appendNetworkRule, appendPrefixRule } from '../../../../src/orchestrator/index.js'
 import { starlarkString } from '../../../../src/orchestrator/approval/amendments.js'
 import { repoRoot } from '../../../helpers/paths.js'
+import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
+
+afterAll(removeTempDirs)
 
 const run = promisify(execFile)
 const fresh = (text = '') => {
-  const file = join(mkdtempSync(join(tmpdir(), 'amend-')), 'default.rules')
+  const file = join(tempDir('amend-'), 'default.rules')
   if (text) writeFileSync(file, text)
   return file
 }
 
 describe('appendPrefixRule', () => {
   it('creates the file and appends a rule the parser reads back', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'amend-')), 'nested', 'default.rules')
+    const file = join(tempDir('amend-'), 'nested', 'default.rules')
     expect(await appendPrefixRule(file, ['npm', 'run', 'lint'])).toMatchObject({ added: true })
     const policy = parsePolicy(readFileSync(file, 'utf8'), file)
     expect(policy.rulesByProgram.get('npm')?.[0]).toMatchObject({ decision: 'allow', rest: [['run'], ['lint']] })

@@ -3,17 +3,21 @@
  * they name is one the attempt's profile denies; network failures only
  * when the network was off; the word "sandbox" is never evidence.
  */
-import { chmodSync, mkdtempSync, mkdirSync } from 'node:fs'
+import { chmodSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import type { SandboxResult } from '../../../../src/index.js'
 import { detectDenials } from '../../../../src/orchestrator/index.js'
 import { pathsInLine } from '../../../../src/orchestrator/denial/error-lines.js'
 import { enforcementFor } from '../fake-sandbox.js'
+import { itWhere, unless } from '../../../helpers/requirements.js'
+import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
 
-const ws = mkdtempSync(join(tmpdir(), 'den-ws-'))
-const secret = mkdtempSync(join(tmpdir(), 'den-secret-'))
+afterAll(removeTempDirs)
+
+const ws = tempDir('den-ws-')
+const secret = tempDir('den-secret-')
 mkdirSync(join(ws, '.git', 'hooks'), { recursive: true })
 
 function result(stderr: string, over: Partial<SandboxResult> = {}, network: 'on' | 'off' = 'off'): SandboxResult {
@@ -25,7 +29,7 @@ function result(stderr: string, over: Partial<SandboxResult> = {}, network: 'on'
     stderr,
     outputTruncated: false,
     timedOut: false,
-    aborted: false,
+    isCanceled: false,
     durationMs: 1,
     enforcement: enforcementFor({ denyRead: [secret], network }, ws),
     ...over,
@@ -85,13 +89,13 @@ describe('filesystem denials', () => {
     const line = "touch: cannot touch '/var/tmp/den-x/f': Permission denied"
     expect(detect(result(line, { exitCode: 0 }))).toEqual([])
     expect(detect(result(line, { timedOut: true, exitCode: null }))).toEqual([])
-    expect(detect(result(line, { aborted: true, exitCode: null }))).toEqual([])
+    expect(detect(result(line, { isCanceled: true, exitCode: null }))).toEqual([])
   })
 
   // As root, file modes refuse nothing: only an unprivileged run can show this.
   const isRoot = process.getuid?.() === 0
-  it.skipIf(isRoot)(`a write the host itself refuses (file modes) is not attributed${isRoot ? ' (skipped: running as root)' : ''}`, () => {
-    const locked = mkdtempSync(join(tmpdir(), 'den-locked-'))
+  itWhere(unless(!isRoot, 'the test process is root, and file modes refuse root nothing'), 'a write the host itself refuses (file modes) is not attributed', () => {
+    const locked = tempDir('den-locked-')
     chmodSync(locked, 0o555)
     expect(detect(result(`touch: cannot touch '${locked}/f': Permission denied`))).toEqual([])
   })

@@ -2,16 +2,18 @@
  * Widening: only what was denied, never a denied read, and "no sandbox"
  * keeps every read mask.
  */
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import type { Denial } from '../../../../src/orchestrator/index.js'
 import { applyWidening, hasDeniedRead, noSandboxWidening, planWidening } from '../../../../src/orchestrator/escalation/widen.js'
 import { enforcementFor } from '../fake-sandbox.js'
+import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
 
-const ws = mkdtempSync(join(tmpdir(), 'widen-ws-'))
-const out = mkdtempSync(join(tmpdir(), 'widen-out-'))
+afterAll(removeTempDirs)
+
+const ws = tempDir('widen-ws-')
+const out = tempDir('widen-out-')
 mkdirSync(join(out, 'sub'))
 writeFileSync(join(out, 'sub', 'file'), 'x')
 const ev = { source: 'stderr' as const, text: 'x' }

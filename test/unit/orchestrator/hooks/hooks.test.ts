@@ -3,11 +3,13 @@
  * exit status 2 to block, and timeouts that kill the hook's whole process
  * group (a hook that forks cannot outlive its timeout).
  */
-import { existsSync, mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { runHook, type PermissionRequestInput, type PostToolUseInput, type PreToolUseInput } from '../../../../src/orchestrator/hooks/hooks.js'
+import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
+
+afterAll(removeTempDirs)
 
 const node = (code: string) => ({ command: [process.execPath, '-e', code] })
 const pre: PreToolUseInput = { event: 'PreToolUse', command: ['git', 'push'], cwd: '/w', sandboxPermissions: 'use_default' }
@@ -53,7 +55,7 @@ describe('external hook commands', () => {
   })
 
   it('a hook that outlives its timeout is killed with its children', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hook-'))
+    const dir = tempDir('hook-')
     const marker = join(dir, 'survived')
     // The hook forks a child that would write the marker after 600 ms, then hangs.
     const hook = { command: ['/bin/sh', '-c', `(sleep 0.6; touch ${marker}) & sleep 30`], timeoutMs: 150 }

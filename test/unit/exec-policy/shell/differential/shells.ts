@@ -9,9 +9,9 @@
  * reported too, so a misread redirection target shows.
  */
 import { spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { removeTree, tempDir } from '../../../../helpers/temp.js'
 import { FIXTURES, STUBS } from './generate.js'
 
 export interface Shell {
@@ -44,7 +44,7 @@ export interface Run {
 }
 
 export class StubWorld {
-  readonly root = mkdtempSync(join(tmpdir(), 'cordon-diff-'))
+  readonly root = tempDir('cordon-diff-')
   readonly bin = join(this.root, 'bin')
   private n = 0
   private readonly stubs = new Set<string>()
@@ -85,7 +85,7 @@ export class StubWorld {
   }
 
   close(): void {
-    rmSync(this.root, { recursive: true, force: true })
+    removeTree(this.root)
   }
 }
 

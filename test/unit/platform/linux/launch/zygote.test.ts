@@ -4,7 +4,7 @@
  * lives and dies, and its request protocol are part of the confinement.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -12,12 +12,33 @@ import { createSandbox } from '../../../../../src/index.js'
 import { loadNative } from '../../../../../src/native/load.js'
 import { zygoteFor } from '../../../../../src/platform/linux/launch/zygote.js'
 import { dead, eventually } from '../../../../helpers/processes.js'
+import { itWhere, unless } from '../../../../helpers/requirements.js'
+import { removeTempDirs, tempDir } from '../../../../helpers/temp.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'cordon-zygote-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
+afterAll(removeTempDirs)
+
+/**
+ * The environment of a separate caller: its own TMPDIR (world-writable, as
+ * /tmp is), removed with this file, for a caller that is killed or drops to
+ * another uid before it could remove its sandbox's temp dir.
+ */
+function callerEnv(): NodeJS.ProcessEnv {
+  const tmp = tempDir('zygote-caller-')
+  chmodSync(tmp, 0o1777)
+  return { ...process.env, TMPDIR: tmp }
+}
 const options = { cwd: dir, mode: 'landlock', compat: 'best-effort' } as const
 
 const ppidOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1])
+
+/**
+ * A run that prints `word` and stays until its stdin closes, so its pid (and
+ * its parent in /proc) can be read before it exits — a command that ended
+ * already has no /proc entry (a flake on a busy machine).
+ */
+const holding = (sb: ReturnType<typeof createSandbox>, word: string) => sb.spawn('sh', ['-c', `echo ${word}; read _ || true`], { stdin: 'pipe' })
 
 /** Start a long command (confined and running) and return it with the pid of the zygote that forked it. */
 async function startSleeper(sb: ReturnType<typeof createSandbox>) {
@@ -71,8 +92,9 @@ describe('the launcher zygote', () => {
     process.kill(zygote, 'SIGKILL')
     const r = await p
     expect(r.signal).toBe('SIGKILL') // the supervisor's own record: its command was killed in tear-down
-    const next = sb.spawn('sh', ['-c', 'echo again'])
+    const next = holding(sb, 'again')
     expect(ppidOf(next.pid!)).not.toBe(zygote)
+    next.stdin!.end()
     expect((await next).stdout).toBe('again\n')
     sb.close()
   })
@@ -87,7 +109,7 @@ describe('the launcher zygote', () => {
         const zygote = readFileSync('/proc/' + p.pid + '/stat', 'utf8').replace(/^.*\\) /, '').split(' ')[1]
         console.log(zygote, String(d).trim())
       })`
-    const caller = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const caller = spawn(process.execPath, ['--input-type=module', '-e', script], { env: callerEnv(), stdio: ['ignore', 'pipe', 'inherit'] })
     const line = await new Promise<string>((resolve) => caller.stdout.once('data', (d: Buffer) => resolve(d.toString())))
     const [zygote, command] = line.trim().split(' ').map(Number)
     expect(dead(zygote!)).toBe(false)
@@ -128,6 +150,7 @@ describe('the zygote request protocol', () => {
 function caller(source: string, opts: { detached?: boolean; onSpawn?: (pid: number) => void; onStdout?: (text: string) => void } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const dist = JSON.stringify(new URL('../../../../../dist/index.js', import.meta.url).href)
   const child = spawn(process.execPath, ['--input-type=module', '-e', `import { createSandbox } from ${dist}\n${source}`], {
+    env: callerEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: opts.detached ?? false,
   })
@@ -168,13 +191,14 @@ describe('the zygote against a careless or hostile caller environment', () => {
     await new Promise((r) => intruder.on('close', r))
     expect(await eventually(() => dead(zygote))).toBe(true)
     expect((await p).signal).toBe('SIGKILL') // its run was torn down, visibly
-    const next = sb.spawn('sh', ['-c', 'echo fresh'])
+    const next = holding(sb, 'fresh')
     expect(ppidOf(next.pid!)).not.toBe(zygote)
+    next.stdin!.end()
     expect((await next).stdout).toBe('fresh\n')
     sb.close()
   })
 
-  it.skipIf(process.getuid?.() !== 0)('a root caller that drops to another uid: later commands run as that uid (a new zygote), not as root', async () => {
+  itWhere(unless(process.getuid?.() === 0, 'dropping to another uid needs a root test process'), 'a root caller that drops to another uid: later commands run as that uid (a new zygote), not as root', async () => {
     const r = await caller(`
       const sb = createSandbox({ cwd: '/', profile: 'read-only', mode: 'landlock', compat: 'best-effort' })
       const before = (await sb.run(['id', '-u'])).stdout.trim()
@@ -217,8 +241,9 @@ describe('the zygote against a careless or hostile caller environment', () => {
     }
     // Before the fix the zygote blocked writing exit lines, this request timed
     // out (ETIMEDOUT) and the zygote was replaced, tearing down every run.
-    const next = sb.spawn('sh', ['-c', 'echo ok'])
+    const next = holding(sb, 'ok')
     expect(ppidOf(next.pid!)).toBe(zygote)
+    next.stdin!.end()
     expect((await next).stdout).toBe('ok\n')
     p.kill('SIGKILL')
     await p

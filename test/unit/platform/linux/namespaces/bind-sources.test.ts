@@ -13,16 +13,16 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, expect, it } from 'vitest'
 import { SetupError } from '../../../../../src/errors.js'
 import { createSandbox } from '../../../../../src/index.js'
 import { loadNative } from '../../../../../src/native/load.js'
+import { self } from '../../../../helpers/identity.js'
+import { namespacesMissing } from '../../../../helpers/modes.js'
 import { makeTestTmpDir } from '../../../../helpers/paths.js'
+import { describeWhere } from '../../../../helpers/requirements.js'
 
 const { binding } = loadNative()
-const probe = createSandbox({ mode: 'namespaces', compat: 'best-effort' }).report()
-const skip = probe.mode === 'namespaces' ? undefined : `namespace mode is unavailable here: ${probe.modeReason}`
-if (skip) console.warn(`[cordon bind-source tests] skipped: ${skip}`)
 
 let ws: string
 let outside: string
@@ -57,7 +57,7 @@ function before(name: 'openNoFollow' | 'zygoteCall', fn: () => void): () => void
   return () => void (b[name] = original)
 }
 
-describe.skipIf(skip !== undefined)('namespace-mode bind sources', () => {
+describeWhere(namespacesMissing(self()), 'namespace-mode bind sources', () => {
   it('are passed by descriptor: .git is opened by the addon for the launch, and an untouched run sees the real .git', async () => {
     const sb = createSandbox({ cwd: ws, mode: 'namespaces', compat: 'hard' })
     const b = binding as unknown as Record<string, (...a: unknown[]) => unknown>

@@ -4,7 +4,7 @@
  * launch never detaches the mask of another that still runs.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -41,6 +41,17 @@ describe('placeholders', () => {
     expect(holdsPlaceholder(p)).toBe(false)
   })
 
+  it('a lease is an empty directory: git, which tracks files only, never lists or stages a placeholder', () => {
+    const p = join(w, '.codex')
+    acquirePlaceholder(p)
+    const [lease] = readdirSync(p)
+    expect(statSync(join(p, lease!)).isDirectory()).toBe(true)
+    expect(readdirSync(join(p, lease!))).toEqual([])
+    releasePlaceholder(p)
+    releaseIdlePlaceholders()
+    expect(existsSync(p)).toBe(false)
+  })
+
   it("another live process's lease keeps the placeholder (rmdir is the atomic check)", () => {
     const p = join(w, '.profile')
     acquirePlaceholder(p)
@@ -51,10 +62,11 @@ describe('placeholders', () => {
     expect(readdirSync(p)).toEqual([other])
   })
 
-  it('sweeps the leases of dead processes (same pid namespace)', () => {
+  it('sweeps the leases of dead processes (same pid namespace), directories and the files of earlier versions', () => {
     const p = join(w, '.codex')
     acquirePlaceholder(p)
-    writeFileSync(join(p, `.cordon-lease-${pidns(p)}-2147483646-abcdef`), '') // no such pid
+    mkdirSync(join(p, `.cordon-lease-${pidns(p)}-2147483646-abcdef`)) // no such pid
+    writeFileSync(join(p, `.cordon-lease-${pidns(p)}-2147483645-abcdef`), '') // an earlier version's file lease
     releasePlaceholder(p)
     releaseIdlePlaceholders()
     expect(existsSync(p)).toBe(false)

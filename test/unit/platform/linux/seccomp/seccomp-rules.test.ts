@@ -103,7 +103,13 @@ describe('parseSeccompRules', () => {
     })
   })
 
+  it('parses notify (the metadata filter of Landlock mode)', () => {
+    expect(parseSeccompRules('chmod notify # r\n', 'f')).toEqual([{ syscall: 'chmod', action: 'notify', when: 'always', reason: 'r', args: [] }])
+  })
+
   it.each([
+    ['a notify rule with an argument test (the rest would go unanswered)', 'chmod notify a1==0 # r', /notify rule takes no argument/],
+    ['a notify rule with when=net-off', 'chmod notify when=net-off # r', /notify rule takes no argument/],
     ['an unknown errno name', 'bpf errno:EWHATEVER # r', /unknown action/],
     ['a missing action', 'bpf # r', /bad rule/],
     ['a bad syscall name', 'Bpf! errno:EPERM # r', /bad rule/],

@@ -1,0 +1,134 @@
+/**
+ * The command's output on its way to the result — and, for `spawn()`, to
+ * the streams the caller is handed.
+ *
+ * cordon reads each output pipe itself and keeps what it read for the
+ * result (at most `maxBuffer` bytes a stream). The streams a `spawn()`
+ * caller gets are copies cordon pushes into, never the pipe cordon reads:
+ * whatever the caller does with them (setEncoding, pause, destroy, reading
+ * them, removing every listener) cannot reach the collection, so the result
+ * always settles and nothing throws in a stream handler. (Issue 11, bug 1:
+ * the collector listened on the very socket it handed out, a caller's
+ * setEncoding made it `Buffer.concat` strings in an 'end' handler — an
+ * uncaught TypeError no caller could catch — and a pause or a destroy left
+ * the result waiting or short.)
+ *
+ * How those streams hold back or not is mirror.ts's; once the command has
+ * ended (`drain()`), the rest of each pipe is read whatever the caller does.
+ *
+ * A run without streams (`run()`) reads its pipes with the addon's FdReader:
+ * no node:net socket and no stream object per pipe on that hot path.
+ */
+import { createRequire } from 'node:module'
+import type { Readable } from 'node:stream'
+import { loadNative } from '../../../native/load.js'
+import { Mirror, type PipeControl } from './mirror.js'
+
+export interface CollectedOutput {
+  stdout: Buffer
+  stderr: Buffer
+  /** Both streams' kept bytes in the order cordon read them (asked for with `all`). */
+  all?: Buffer
+  /** A stream went past `max`: the rest was not kept (the command ran on). */
+  truncated: boolean
+}
+
+export interface OutputOptions {
+  /** Bytes kept per stream. */
+  max: number
+  all: boolean
+  /** Hand the caller a Readable per piped stream (`spawn()`). */
+  streams: boolean
+}
+
+export interface Output {
+  stdout: Readable | null
+  stderr: Readable | null
+  done: Promise<CollectedOutput>
+  /** The command has ended: read the rest of the pipes, whether or not the caller reads its streams. */
+  drain(): void
+}
+
+/** What is kept for the result of one stream: at most `max` bytes; `all` gets every kept chunk too. */
+class Collector {
+  private readonly chunks: Buffer[] = []
+  private size = 0
+  truncated = false
+
+  constructor(
+    private readonly max: number,
+    private readonly all: Buffer[] | undefined,
+  ) {}
+
+  take(d: Buffer): void {
+    if (this.size + d.length > this.max) {
+      this.truncated = true
+      d = d.subarray(0, this.max - this.size)
+    }
+    if (d.length === 0) return
+    this.size += d.length
+    this.chunks.push(d)
+    this.all?.push(d)
+  }
+
+  bytes(): Buffer {
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size)
+  }
+}
+
+/** Loaded only by a run that hands out streams: a `run()` needs neither module. */
+let modules: { net: typeof import('node:net'); stream: typeof import('node:stream') } | undefined
+function streamModules() {
+  const require = createRequire(import.meta.url)
+  return (modules ??= { net: require('node:net') as typeof import('node:net'), stream: require('node:stream') as typeof import('node:stream') })
+}
+
+/** `onEnd` runs once: at end of file, on a read error, or when the descriptor closes. */
+function readerSource(fd: number, onData: (d: Buffer) => void, onEnd: () => void): void {
+  new (loadNative().binding.FdReader)(fd, (chunk) => (chunk ? onData(chunk) : onEnd()))
+}
+
+function socketSource(fd: number, onData: (d: Buffer) => void, onEnd: () => void): PipeControl {
+  const socket = new (streamModules().net.Socket)({ fd, readable: true, writable: false })
+  let ended = false
+  const end = () => {
+    if (!ended) (ended = true), onEnd()
+  }
+  socket.on('data', onData).on('end', end).on('close', end).on('error', end)
+  return { pause: () => void socket.pause(), resume: () => void socket.resume() }
+}
+
+/**
+ * Read the command's output pipes (`undefined`: not piped). The returned
+ * streams are the caller's; `done` resolves once both pipes reached end of
+ * file, never rejects.
+ */
+export function readOutput(stdoutFd: number | undefined, stderrFd: number | undefined, opts: OutputOptions): Output {
+  const all = opts.all ? ([] as Buffer[]) : undefined
+  const pipes = [stdoutFd, stderrFd].map((fd) => pipe(fd, new Collector(opts.max, all), opts))
+  const done = Promise.all(pipes.map((p) => p.ended)).then(([out, err]): CollectedOutput => {
+    const collected: CollectedOutput = { stdout: out!.bytes(), stderr: err!.bytes(), truncated: out!.truncated || err!.truncated }
+    if (all) collected.all = all.length === 1 ? all[0]! : Buffer.concat(all)
+    return collected
+  })
+  return { stdout: pipes[0]!.mirror?.stream ?? null, stderr: pipes[1]!.mirror?.stream ?? null, done, drain: () => pipes.forEach((p) => p.mirror?.drain()) }
+}
+
+/** One output pipe: read into `collector`, and mirrored into the caller's stream when it gets one. */
+function pipe(fd: number | undefined, collector: Collector, opts: OutputOptions): { mirror: Mirror | undefined; ended: Promise<Collector> } {
+  if (fd === undefined) return { mirror: undefined, ended: Promise.resolve(collector) }
+  let resolveEnded!: (c: Collector) => void
+  const ended = new Promise<Collector>((r) => (resolveEnded = r))
+  if (!opts.streams) {
+    readerSource(fd, (d) => collector.take(d), () => resolveEnded(collector))
+    return { mirror: undefined, ended }
+  }
+  let socket: PipeControl | undefined
+  const mirror = new Mirror(streamModules().stream.Readable, opts.max, { pause: () => socket?.pause(), resume: () => socket?.resume() })
+  socket = socketSource(
+    fd,
+    (d) => (collector.take(d), mirror.push(d)),
+    () => (mirror.end(), resolveEnded(collector)),
+  )
+  return { mirror, ended }
+}

@@ -1,0 +1,72 @@
+/**
+ * The private launcher copy: used when the shipped launcher lies inside a
+ * write root, placed outside every write root — also when the temp dir is
+ * one (`cd /tmp && cordon run -- ls` with cordon installed under a write
+ * root used to fail: "no place … for a private launcher copy").
+ */
+import { spawnSync } from 'node:child_process'
+import { readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { LoadError } from '../../../../src/errors.js'
+import { createSandbox } from '../../../../src/index.js'
+import { loadNative } from '../../../../src/native/load.js'
+import { copyPlaces, launcherFor } from '../../../../src/platform/linux/launcher-path.js'
+import { isWithin } from '../../../../src/profile/paths.js'
+import { thrown } from '../../../helpers/errors.js'
+import { repoRoot } from '../../../helpers/paths.js'
+
+const shipped = loadNative().launcherPath
+const realTmp = spawnSync('realpath', [tmpdir()], { encoding: 'utf8' }).stdout.trim()
+
+describe('launcherFor', () => {
+  it('the shipped launcher when no write root holds it', () => {
+    expect(launcherFor([join(repoRoot, 'test', '.tmp')])).toBe(shipped)
+  })
+
+  it('a write root over the launcher and over the temp dir: a private copy outside both, made once', () => {
+    const roots = [dirname(shipped), realTmp]
+    const copy = launcherFor(roots)
+    expect(copy).not.toBe(shipped)
+    expect(roots.some((r) => isWithin(copy, r))).toBe(false)
+    expect(readFileSync(copy).equals(readFileSync(shipped))).toBe(true)
+    expect(statSync(copy).mode & 0o777).toBe(0o500)
+    expect(statSync(dirname(copy)).mode & 0o777).toBe(0o700)
+    expect(launcherFor(roots)).toBe(copy)
+  })
+
+  it('every place a write root: a LoadError naming the places tried (and the shipped one for write root "/")', () => {
+    const roots = [dirname(shipped), ...copyPlaces().map((p) => spawnSync('realpath', ['-m', p], { encoding: 'utf8' }).stdout.trim())]
+    const e = thrown(LoadError, () => launcherFor(roots))
+    expect(e.tried).toEqual(copyPlaces())
+    expect(launcherFor(['/'])).toBe(shipped)
+  })
+})
+
+describe.each(['landlock', 'namespaces'] as const)('a sandbox in the temp dir writing where cordon is installed (%s)', (mode) => {
+  it('runs (it used to fail: no place for the private launcher copy)', async () => {
+    let sb
+    try {
+      sb = createSandbox({ cwd: realTmp, write: [repoRoot], mode })
+      sb.report()
+    } catch (e) {
+      if (mode === 'namespaces' && (e as { code?: string }).code === 'E_UNSUPPORTED') return console.warn(`[launcher-path test] namespace mode skipped: ${(e as Error).message}`)
+      throw e
+    }
+    try {
+      const r = await sb.run(['/bin/sh', '-c', 'pwd'])
+      expect(r).toMatchObject({ exitCode: 0, stdout: `${realTmp}\n` })
+    } finally {
+      sb.close()
+    }
+  })
+})
+
+describe('the CLI in /tmp with a write root over cordon', () => {
+  it('`cordon run --write <checkout> -- ls` from the temp dir exits 0', () => {
+    const r = spawnSync(process.execPath, [join(repoRoot, 'bin', 'cordon.js'), 'run', '--mode', 'landlock', '--write', repoRoot, '--', '/bin/true'], { cwd: realTmp, encoding: 'utf8' })
+    expect(r.stderr).not.toMatch(/no place/)
+    expect(r.status).toBe(0)
+  })
+})
