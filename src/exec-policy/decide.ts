@@ -77,7 +77,12 @@ function decideSegment(policy: Policy, seg: Segment, ctx: Context): SegmentDecis
   if (first < argv.length) decided = withPossibleRules(decided, possibleMatches(policy, argv, seg))
   if (seg.redirects) decided = { ...withWrites(decided, seg, ctx), redirects: seg.redirects }
   if (ctx.resolve) decided = checkResolution(policy, decided, ctx.resolve)
-  if (first < argv.length) NO_AMENDMENT.add(decided)
+  if (seg.globs) {
+    const globs: number[] = []
+    seg.globs.forEach((g, i) => g && globs.push(i))
+    decided = { ...decided, globs }
+    NO_AMENDMENT.add(decided)
+  }
   return decided
 }
 

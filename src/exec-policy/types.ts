@@ -107,6 +107,12 @@ export interface SegmentDecision {
    * that keys on a command (a session approval) must key on these too.
    */
   readonly redirects?: readonly SegmentRedirect[]
+  /**
+   * Indices of argv words that are globs (bash replaces them by the file
+   * names they match), when there are any: `bash -lc 'rm *.o'` and the argv
+   * `['rm', '*.o']` share an argv but not what runs.
+   */
+  readonly globs?: readonly number[]
   readonly decision: Decision
   readonly source: DecisionSource
   readonly matchedRules: readonly MatchedRule[]

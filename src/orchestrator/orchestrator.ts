@@ -13,7 +13,6 @@ import { AbortError, PolicyError } from '../errors.js'
 import type { CommandDecision, ExecPolicy } from '../exec-policy/index.js'
 import { createSandbox as defaultCreateSandbox, type Sandbox } from '../sandbox/sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
-import type { WideningLimits } from '../platform/enforcement.js'
 import type { Approver } from './approval/approval.js'
 import type { ApprovalSettings } from './approval/approval-mode.js'
 import { runAttempt } from './attempt.js'
@@ -29,7 +28,10 @@ import { PolicyStore } from './policy-store.js'
 import { requirementFor, type Requirement } from './approval/requirement.js'
 import { SessionCache } from './approval/session-cache.js'
 import { runPostToolUse, runPreToolUse } from './hooks/tool-hooks.js'
-import { noSandboxWidening, applyWidening } from './escalation/widen.js'
+import { describeWidening, noSandboxWidening, type Widening } from './escalation/widen.js'
+import { plantedRepos, riskLines, runDirs } from './escalation/planted-repos.js'
+import { BaseFacts } from './base-facts.js'
+import { scopeOf } from './escalation/scope.js'
 import type { AttemptRecord, OutputSpec } from './attempt.js'
 import { DEFAULT_MAX_BUFFER } from './output.js'
 
@@ -84,6 +86,11 @@ export interface Orchestrator {
   readonly sessionCache: SessionCache
 }
 
+/** The level a widened request is keyed at: the widening, and the planted repositories it was asked with. */
+function levelText(w: Widening, risks: readonly string[]): string {
+  return risks.length ? `${describeWidening(w)} with risks ${JSON.stringify(risks)}` : describeWidening(w)
+}
+
 export function createOrchestrator(options: OrchestratorOptions = {}): Orchestrator {
   return new OrchestratorImpl(options)
 }
@@ -96,10 +103,12 @@ class OrchestratorImpl implements Orchestrator {
   private readonly settings: ApprovalSettings
   private readonly store: PolicyStore
   private readonly amendFile: string | undefined
+  /** The rules files and the amendments file: what a widening must never be proposed over. */
+  private readonly rulesFiles: readonly string[]
   private readonly deciders: Deciders
   private readonly make: (options: SandboxOptions) => Sandbox
   private stop = new AbortController()
-  private facts: { writeRoots: string[]; widening?: WideningLimits } | undefined
+  private readonly facts: BaseFacts
 
   constructor(raw: OrchestratorOptions) {
     this.o = parseWith(orchestratorOptionsSchema, raw ?? {}, 'createOrchestrator options')
@@ -111,7 +120,9 @@ class OrchestratorImpl implements Orchestrator {
     const rules = this.o.rules.map(expandHome)
     this.amendFile = this.o.amendRules ? expandHome(this.o.amendRules) : rules[rules.length - 1]
     this.store = new PolicyStore(rules, this.amendFile)
+    this.rulesFiles = [...new Set([...rules, ...(this.amendFile ? [this.amendFile] : [])])]
     this.make = (this.o.createSandbox as OrchestratorOptions['createSandbox']) ?? defaultCreateSandbox
+    this.facts = new BaseFacts(this.base, this.baseCwd, this.rulesFiles, this.amendFile, this.make)
     this.deciders = {
       permissionHooks: (this.o.hooks.permissionRequest ?? []) as NonNullable<Hooks['permissionRequest']>,
       hookTimeoutMs: this.o.hookTimeoutMs,
@@ -123,8 +134,8 @@ class OrchestratorImpl implements Orchestrator {
   }
 
   async warmUp(): Promise<void> {
+    this.facts.checkRulesFiles()
     await this.store.current()
-    this.writeRoots()
   }
 
   abortAll(reason = 'aborted'): void {
@@ -135,6 +146,7 @@ class OrchestratorImpl implements Orchestrator {
   async assess(raw: ExecRequest): Promise<Assessment> {
     const req = parseWith(execRequestSchema, raw ?? {}, 'exec request')
     const cwd = resolve(this.baseCwd, req.cwd ?? '.')
+    this.facts.checkRulesFiles()
     const policy = await this.store.current()
     const decision = this.decide(policy, req.command, cwd, req)
     return { command: req.command, policy: decision, requirement: this.requirement(decision, req) }
@@ -176,6 +188,7 @@ class OrchestratorImpl implements Orchestrator {
       rec.approval = { decision: 'denied', source: 'hook', reason: pre.reason }
       return rec.finish('blocked', pre.reason)
     }
+    this.facts.checkRulesFiles()
     const policy = await this.store.current()
     const decision = this.decide(policy, pre.command, cwd, req)
     const requirement = this.requirement(decision, req)
@@ -185,6 +198,7 @@ class OrchestratorImpl implements Orchestrator {
       rec.approval = { decision: 'denied', source: 'policy', reason: requirement.reason }
       return rec.finish('forbidden', requirement.reason)
     }
+    const { widening, risks } = this.firstWidening(requirement, req, decision, cwd, rec)
     const approval = await approveFirst(
       {
         request: req,
@@ -192,6 +206,8 @@ class OrchestratorImpl implements Orchestrator {
         decision,
         requirement,
         cwd,
+        level: widening ? { widening: levelText(widening, risks) } : 'sandbox',
+        ...(widening ? { shown: { widening, scope: scopeOf(widening, { rulesFiles: this.facts.canonicalRulesFiles() }), ...(risks.length ? { risks } : {}) } } : {}),
         signal,
         deciders: this.deciders,
         cache: this.sessionCache,
@@ -203,13 +219,11 @@ class OrchestratorImpl implements Orchestrator {
     rec.approval = approval
     if (approval.decision === 'denied') return rec.finish('denied', approval.reason ?? 'approval: denied')
     if (approval.decision === 'timed_out') return rec.finish('approval_timed_out', approval.reason ?? 'the approver did not answer in time')
-    const escalatedFirst = requirement.kind === 'skip' ? requirement.sandbox === 'escalated' : req.sandboxPermissions === 'require_escalated'
-    const widening = escalatedFirst ? noSandboxWidening(this.base, this.o.allowUnsandboxed) : undefined
     const runOpts = { ...(req.timeout ? { timeout: req.timeout } : {}), ...(req.input !== undefined ? { input: req.input } : {}), ...(req.env ? { env: req.env } : {}), signal }
     const output: OutputSpec = { listener: req.onOutput, maxBuffer: req.maxBuffer ?? DEFAULT_MAX_BUFFER, keep: req.keep }
     const first = await runAttempt({
       index: 1,
-      options: applyWidening(this.base, widening, widening && this.wideningLimits()),
+      options: this.facts.optionsFor(widening, widening && this.facts.get().widening),
       widening,
       approval,
       command: pre.command,
@@ -231,10 +245,12 @@ class OrchestratorImpl implements Orchestrator {
         policy,
         settings: this.settings,
         toolAllows: req.escalateOnFailure ?? this.o.escalateOnFailure,
-        base: this.base,
+        optionsFor: (w, limits) => this.facts.optionsFor(w, limits),
         deciders: this.deciders,
         cache: this.sessionCache,
         amendFile: this.amendFile,
+        rulesFiles: this.facts.canonicalRulesFiles(),
+        risks: () => this.risks(cwd, decision, req),
         amendments: rec.amendments,
         notes: rec.notes,
         hookErrors: rec.hookErrors,
@@ -268,34 +284,34 @@ class OrchestratorImpl implements Orchestrator {
     return policy.decide(command, { resolve: { PATH, cwd, writableRoots: this.writeRoots() } })
   }
 
-  /**
-   * Facts from the base sandbox's own report, asked once: the profile's
-   * write roots (a PATH entry inside one cannot be trusted to name a
-   * program) and what a widening may cover in its mode.
-   */
-  private baseFacts(): { writeRoots: string[]; widening?: WideningLimits } {
-    if (!this.facts) {
-      try {
-        const sb = this.make(this.base)
-        try {
-          const e = sb.report()
-          this.facts = { writeRoots: e.filesystem.writeRoots, widening: e.widening }
-        } finally {
-          sb.close()
-        }
-      } catch {
-        this.facts = { writeRoots: [this.baseCwd] } // the report failed: at least the workspace is writable
-      }
-    }
-    return this.facts
-  }
-
+  /** The profile's write roots (base-facts.ts): a PATH entry inside one cannot be trusted to name a program. */
   private writeRoots(): string[] {
-    return this.baseFacts().writeRoots
+    return this.facts.get().writeRoots
   }
 
-  private wideningLimits(): WideningLimits | undefined {
-    return this.baseFacts().widening
+  /**
+   * The widening of attempt 1: none, or "no sandbox" for `require_escalated`
+   * and for a rule's allow under allowMeansNoSandbox. Git repositories the
+   * sandbox could have written (planted-repos.ts) would run their config
+   * and hooks with those rights: an asked request names them (`risks`);
+   * allowMeansNoSandbox, which nobody approves, runs in the profile's
+   * sandbox instead, and says why.
+   */
+  private firstWidening(requirement: Requirement, req: ExecRequestParsed, decision: CommandDecision, cwd: string, rec: Recorder): { widening?: Widening; risks: string[] } {
+    const escalated = requirement.kind === 'skip' ? requirement.sandbox === 'escalated' : req.sandboxPermissions === 'require_escalated'
+    if (!escalated) return { risks: [] }
+    const risks = this.risks(cwd, decision, req)
+    if (requirement.kind === 'skip' && risks.length > 0) {
+      rec.notes.push(`allowMeansNoSandbox: runs in the profile's sandbox instead, because ${risks.join('; ')}`)
+      return { risks: [] }
+    }
+    return { widening: noSandboxWidening(this.base, this.o.allowUnsandboxed), risks }
+  }
+
+  /** What a wider attempt of this request would run that a sandboxed command could have written. */
+  private risks(cwd: string, decision: CommandDecision, req: ExecRequestParsed): string[] {
+    const dirs = runDirs(cwd, decision.opaque ? [] : decision.segments.map((s) => s.argv))
+    return riskLines(plantedRepos({ dirs, writeRoots: this.writeRoots(), env: req.env }))
   }
 
   private requirement(decision: CommandDecision, req: ExecRequestParsed): Requirement {

@@ -52,7 +52,8 @@ export interface Enforcement {
   status: 'full' | 'partial' | 'none'
   /** The confinement mechanisms in force (Linux: `namespaces`, `landlock`, `seccomp`). */
   mechanisms: string[]
-  network: 'off' | 'on'
+  /** `off`: no sockets; `inet`: every host over IP, no host unix socket; `on`: every host and local socket. */
+  network: 'off' | 'inet' | 'on'
   filesystem: {
     /** Something confines reads and writes (false: only the file modes of the caller's user do). */
     confined: boolean

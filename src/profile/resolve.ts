@@ -22,7 +22,7 @@ export interface ResolvedPolicy {
   denyGlobs: string[]
   denyGlobsTruncated: boolean
   protectedPaths: string[]
-  network: 'off' | 'on'
+  network: Profile['network']
   env: Record<string, string>
   envDropped: string[]
   limits: Profile['limits']

@@ -51,7 +51,14 @@ export const envSchema = z.strictObject({
   set: z._default(z.record(z.string(), z.string()), {}),
 })
 
-export const networkSchema = z.enum(['off', 'on'])
+/**
+ * `off`: no sockets at all (socketpair within the sandbox excepted);
+ * `inet`: every host over IP, but no unix socket of the host (docker.sock,
+ * D-Bus, an ssh agent: seccomp refuses AF_UNIX sockets, Landlock scopes
+ * abstract ones) — what an orchestrator's network widening grants;
+ * `on`: every host and every local socket.
+ */
+export const networkSchema = z.enum(['off', 'inet', 'on'])
 
 const limit = z.optional(z.int().check(z.nonnegative()))
 export const limitsSchema = z.strictObject({ nproc: limit, nofile: limit, fsize: limit, as: limit, cpu: limit })

@@ -66,12 +66,50 @@ export interface ApprovalRequest {
   readonly proposedRule?: string
   /** Escalation: what the second attempt would add to the sandbox. */
   readonly widening?: Widening
+  /**
+   * What running with the widening really allows, one line per right, e.g.
+   * `write: / — everything this user can write: …` or `network: all hosts
+   * …; the host's unix sockets stay blocked`. Set whenever the attempt runs
+   * with more than the profile (a retry, or `require_escalated`).
+   */
+  readonly scope?: readonly string[]
+  /**
+   * Escalation: who saw the denials the widening answers. `output-only`:
+   * only the command's own output says the sandbox denied something, and the
+   * command can print anything (paths and hosts in it included).
+   */
+  readonly evidence?: 'cordon' | 'output-only'
   /** Escalation: what the first attempt was denied, with evidence. */
   readonly denials?: readonly Denial[]
-  /** Escalation for a network denial: the host the command tried to reach, when known. */
-  readonly network?: { readonly host: string; readonly protocol: NetworkProtocol }
+  /**
+   * Escalation for a network denial: the host the command tried to reach,
+   * and who named it (`output`: the command's output, which it controls).
+   * The retry reaches every host, not only this one.
+   */
+  readonly network?: { readonly host: string; readonly protocol: NetworkProtocol; readonly namedBy: 'output' | 'command' }
+  /**
+   * What the wider attempt would run that a sandboxed command could have
+   * written: git repositories whose config and hooks lie in a write root
+   * (git runs them, with the attempt's rights).
+   */
+  readonly risks?: readonly string[]
+  /** For a script: the one of its commands that needs the approval (its text is kept out of `reason`). */
+  readonly promptedBy?: readonly string[]
   /** Patch-style request: the (environment, path) pairs it touches. */
   readonly patch?: { readonly environment: string; readonly paths: readonly string[] }
+  /** What the command reads on stdin (the request's `input`): the approver approves that too. */
+  readonly stdin?: StdinShown
+  /** Environment variables the request sets for the command, on top of the sandbox's. */
+  readonly env?: Readonly<Record<string, string>>
+}
+
+/** A request's stdin as shown: the text (up to STDIN_SHOWN bytes), its size and digest (what the session key holds). */
+export interface StdinShown {
+  readonly text: string
+  readonly bytes: number
+  readonly sha256: string
+  /** True when `text` is only the start of it. */
+  readonly truncated: boolean
 }
 
 /** `signal` aborts when the exec is aborted; answer `'abort'` to stop everything. */

@@ -1,29 +1,69 @@
 /**
- * Canonical keys for the session cache. A command's key is the list of
- * plain commands that would actually run, as the exec policy split them:
- * `bash -lc "ls"` and `ls` are the same key, `bash -lc "ls && pwd"` is
- * `[["ls"],["pwd"]]`. An opaque script keys on its exact argv (nothing
- * weaker is known about it). Escalation approvals key on the command and
- * the exact widening, so approving "network for `npm ci`" does not approve
- * "write / for `npm ci`". A patch-style request keys on each
- * (environment, path) it touches.
+ * Keys for the session cache: one key names exactly what runs, so an
+ * approval never answers for anything else (issue 13 §3). A key holds
+ *
+ * - the command: the one plain command a script runs (`bash -lc "ls -x"`
+ *   and `ls -x` run the same program with the same arguments), else the
+ *   exact argv — a script of several commands keeps its operators, so
+ *   approving `cd dist && rm -rf src` does not approve `cd dist || rm -rf
+ *   src`; an opaque script keys on its text too;
+ * - the directory it runs in;
+ * - its stdin, as a SHA-256 digest (the approver is shown the text): `bash`
+ *   with a harmless stdin is not `bash` with `rm -rf src` on stdin;
+ * - the environment variables the request adds, by name and value;
+ * - the permission level: `sandbox` (the profile), or the exact widening
+ *   (`write:/x`, `no sandbox`, …). An approval of one level never covers
+ *   another, wider or not;
+ * - for a patch-style request, one key per (environment, path) it touches,
+ *   each with all of the above: a request declaring the same path for
+ *   another command is asked again.
  */
+import { createHash } from 'node:crypto'
 import { resolve } from 'node:path'
 import type { CommandDecision } from '../../exec-policy/index.js'
 
-export function commandKey(decision: CommandDecision, argv: readonly string[]): string {
-  if (decision.opaque) return JSON.stringify(['opaque', argv])
-  return JSON.stringify(decision.segments.map((s) => s.argv))
+/** What a request runs, as the keys see it. */
+export interface RunFacts {
+  readonly decision: CommandDecision
+  /** The command as decided (after any PreToolUse rewrite). */
+  readonly command: readonly string[]
+  readonly cwd: string
+  readonly input: string | undefined
+  readonly env: Readonly<Record<string, string>> | undefined
 }
 
-export function runKey(decision: CommandDecision, argv: readonly string[]): string {
-  return `run\0${commandKey(decision, argv)}`
+export function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex')
 }
 
-export function escalationKey(decision: CommandDecision, argv: readonly string[], widening: string): string {
-  return `escalate\0${widening}\0${commandKey(decision, argv)}`
+/** The one command a non-opaque, single-command script runs; otherwise the exact argv. */
+function commandOf(f: RunFacts): readonly string[] {
+  const segments = f.decision.segments
+  return !f.decision.opaque && segments.length === 1 ? (segments[0]?.argv ?? f.command) : f.command
 }
 
-export function patchKeys(environment: string, cwd: string, paths: readonly string[]): string[] {
-  return paths.map((p) => `patch\0${JSON.stringify([environment, resolve(cwd, p)])}`)
+function envOf(env: RunFacts['env']): [string, string][] | null {
+  const entries = Object.entries(env ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  return entries.length > 0 ? entries : null
+}
+
+function facts(f: RunFacts): unknown[] {
+  return [commandOf(f), f.cwd, f.input === undefined ? null : sha256(f.input), envOf(f.env)]
+}
+
+/** The level a request runs at: the profile's sandbox, or a widening (describeWidening()). */
+export type Level = 'sandbox' | { readonly widening: string }
+
+function levelOf(level: Level): string {
+  return level === 'sandbox' ? 'sandbox' : `widened:${level.widening}`
+}
+
+/** The key of running this request at `level`. */
+export function runKey(f: RunFacts, level: Level): string {
+  return JSON.stringify(['run', levelOf(level), ...facts(f)])
+}
+
+/** One key per (environment, path) of a patch-style request, each bound to the whole request. */
+export function patchKeys(f: RunFacts, level: Level, environment: string, paths: readonly string[]): string[] {
+  return paths.map((p) => JSON.stringify(['patch', environment, resolve(f.cwd, p), levelOf(level), ...facts(f)]))
 }

@@ -1,17 +1,22 @@
 /**
  * Who lets attempt 1 run: the policy (no prompt needed), a PreToolUse hook
  * that allowed it, the session cache, or the approvers (decision-flow.ts).
- * A request to leave the sandbox (`require_escalated`) keys the cache on
- * the command *and* the escalation, so a session approval of the plain
- * command never approves running it outside the sandbox; under strict
- * review it is always re-approved.
+ *
+ * The cache key (command-key.ts) and the request name the same things —
+ * the command, its directory, its stdin, the environment it adds and the
+ * level it runs at — so what was approved is exactly what runs. A request
+ * to leave the sandbox (`require_escalated`) keys on the widening it gets,
+ * so a session approval of the plain command never approves running it
+ * outside the sandbox; a PreToolUse hook's allow does not approve that
+ * either (it decides whether the command may run, not with which rights);
+ * and under strict review it is always re-approved.
  */
 import { AbortError } from '../../errors.js'
 import type { CommandDecision } from '../../exec-policy/index.js'
 import { prefixRuleText } from './amendments.js'
-import { applyAnswer } from './answer-effects.js'
-import type { ApprovalRecord, ApprovalRequest } from './approval.js'
-import { escalationKey, patchKeys, runKey } from './command-key.js'
+import { appliedRecord, applyAnswer } from './answer-effects.js'
+import type { ApprovalRecord, ApprovalRequest, StdinShown } from './approval.js'
+import { patchKeys, runKey, sha256, type Level, type RunFacts } from './command-key.js'
 import { askApprovers, type Deciders } from './decision-flow.js'
 import type { ExecRequestParsed } from '../options.js'
 import type { Recorder } from '../outcome-recorder.js'
@@ -25,20 +30,33 @@ export interface FirstApprovalContext {
   readonly decision: CommandDecision
   readonly requirement: Requirement
   readonly cwd: string
+  /** The level attempt 1 runs at: the profile's sandbox, or the widening of a `require_escalated` request. */
+  readonly level: Level
+  /** Extra fields for the request (the widening's scope, evidence, risks). */
+  readonly shown?: Partial<ApprovalRequest>
   readonly signal: AbortSignal
   readonly deciders: Deciders
   readonly cache: SessionCache
   readonly amendFile: string | undefined
+  /** Why amendments cannot be written now, if they cannot. */
+  readonly amendRefused?: string | undefined
   readonly onAbort: () => void
 }
+
+/** Bytes of stdin shown in a request (the whole stdin is in the key, as a digest). */
+export const STDIN_SHOWN = 64 * 1024
 
 export async function approveFirst(ctx: FirstApprovalContext, rec: Recorder): Promise<ApprovalRecord> {
   const { request: req, requirement } = ctx
   if (requirement.kind === 'skip') return { decision: 'approved', source: 'policy', reason: requirement.reason }
   if (requirement.kind === 'forbidden') return { decision: 'denied', source: 'policy', reason: requirement.reason }
-  if (ctx.allowedBy !== undefined) return { decision: 'approved', source: 'hook', reason: ctx.allowedBy }
-  const escalated = req.sandboxPermissions === 'require_escalated'
-  const keys = cacheKeys(ctx, rec.command)
+  const escalated = ctx.level !== 'sandbox'
+  if (ctx.allowedBy !== undefined) {
+    if (!escalated) return { decision: 'approved', source: 'hook', reason: ctx.allowedBy }
+    rec.notes.push('a PreToolUse hook allowed the command; running it with wider rights than the sandbox is still asked')
+  }
+  const f = runFacts(ctx, rec.command)
+  const keys = req.patch ? patchKeys(f, ctx.level, req.patch.environment, req.patch.paths) : [runKey(f, ctx.level)]
   if (!(escalated && ctx.deciders.strictReview) && ctx.cache.covers(keys)) return { decision: 'approved', source: 'cache' }
   const request: ApprovalRequest = {
     kind: 'exec',
@@ -50,6 +68,9 @@ export async function approveFirst(ctx: FirstApprovalContext, rec: Recorder): Pr
     ...(req.justification ? { justification: req.justification } : {}),
     ...(requirement.proposedAmendment ? { proposedAmendment: requirement.proposedAmendment, proposedRule: prefixRuleText(requirement.proposedAmendment) } : {}),
     ...(req.patch ? { patch: { environment: req.patch.environment, paths: req.patch.paths } } : {}),
+    ...(requirement.promptedBy ? { promptedBy: requirement.promptedBy } : {}),
+    ...shownInput(req),
+    ...ctx.shown,
   }
   const answer = await askApprovers(request, ctx.deciders, ctx.signal)
   rec.hookErrors.push(...answer.hookErrors)
@@ -57,27 +78,31 @@ export async function approveFirst(ctx: FirstApprovalContext, rec: Recorder): Pr
     ctx.onAbort()
     throw new AbortError('an approver answered abort', rec.snapshot('denied'))
   }
-  try {
-    const effect = await applyAnswer(answer.decision, {
-      cache: ctx.cache,
-      keys,
-      amendFile: ctx.amendFile,
-      proposedAmendment: requirement.proposedAmendment,
-      network: undefined,
-      amendments: rec.amendments,
-    })
-    if (effect.note) rec.notes.push(effect.note)
-    const kept = effect.run || answer.decision === 'denied' || answer.decision === 'timed_out'
-    return kept ? answer.record : { ...answer.record, decision: 'denied' }
-  } catch (e) {
-    rec.notes.push(`amendment not written: ${(e as Error).message}`)
-    return answer.record
-  }
+  const effect = await applyAnswer(answer.decision, {
+    cache: ctx.cache,
+    keys,
+    amendFile: ctx.amendFile,
+    amendRefused: ctx.amendRefused,
+    proposedAmendment: requirement.proposedAmendment,
+    network: undefined,
+    amendments: rec.amendments,
+  })
+  if (effect.note) rec.notes.push(effect.note)
+  return appliedRecord(answer.record, effect)
 }
 
-function cacheKeys(ctx: FirstApprovalContext, command: readonly string[]): string[] {
-  const req = ctx.request
-  if (req.patch) return patchKeys(req.patch.environment, ctx.cwd, req.patch.paths)
-  if (req.sandboxPermissions === 'require_escalated') return [escalationKey(ctx.decision, command, 'no-sandbox')]
-  return [runKey(ctx.decision, command)]
+function runFacts(ctx: FirstApprovalContext, command: readonly string[]): RunFacts {
+  return { decision: ctx.decision, command, cwd: ctx.cwd, input: ctx.request.input, env: ctx.request.env }
+}
+
+/** The request's stdin and environment additions, as an approval request shows them. */
+export function shownInput(req: ExecRequestParsed): Pick<ApprovalRequest, 'stdin' | 'env'> {
+  const out: { stdin?: StdinShown; env?: Record<string, string> } = {}
+  if (req.input !== undefined) {
+    const bytes = Buffer.byteLength(req.input, 'utf8')
+    const text = bytes <= STDIN_SHOWN ? req.input : Buffer.from(req.input, 'utf8').subarray(0, STDIN_SHOWN).toString('utf8')
+    out.stdin = { text, bytes, sha256: sha256(req.input), truncated: bytes > STDIN_SHOWN }
+  }
+  if (req.env && Object.keys(req.env).length > 0) out.env = { ...req.env }
+  return out
 }

@@ -13,6 +13,7 @@
 import type { CommandDecision } from '../../exec-policy/index.js'
 import { amendmentPrefix } from './amendment-prefix.js'
 import { asksUpfront, mayAsk, type ApprovalSettings, type PromptClass } from './approval-mode.js'
+import { sentence } from '../text.js'
 
 export type SandboxPermissions = 'use_default' | 'require_escalated'
 
@@ -23,6 +24,8 @@ export type Requirement =
       readonly promptClass: PromptClass
       readonly reason: string
       readonly proposedAmendment?: readonly string[]
+      /** For a script: the command in it that needs the approval (kept out of `reason`). */
+      readonly promptedBy?: readonly string[]
     }
   | { readonly kind: 'forbidden'; readonly reason: string }
 
@@ -43,8 +46,8 @@ export function requirementFor(input: RequirementInput): Requirement {
   const ruleAllows = decision.decision === 'allow' && decision.source === 'rule'
   if (input.sandboxPermissions === 'require_escalated') {
     if (ruleAllows && input.allowMeansNoSandbox) return { kind: 'skip', sandbox: 'escalated', reason: 'a rule allows it (allowMeansNoSandbox)' }
-    const why = input.justification ? `asks to run outside the sandbox: ${input.justification}` : 'asks to run outside the sandbox'
-    return ask(settings, 'escalation', why, undefined)
+    // The justification is the model's text: the request carries it in its own field, never in this sentence.
+    return ask(settings, 'escalation', 'asks to run outside the sandbox', undefined)
   }
   if (decision.decision === 'allow') {
     if (input.patch && settings.mode === 'untrusted') return ask(settings, 'patch', 'a patch-style request in untrusted mode', undefined)
@@ -57,13 +60,14 @@ export function requirementFor(input: RequirementInput): Requirement {
 function promptRequirement(input: RequirementInput): Requirement {
   const { decision, settings } = input
   const promptClass = classOf(decision, input.patch)
-  const reason = promptReason(decision)
+  const { reason, promptedBy } = promptReason(decision)
   if (promptClass === 'unknown' || promptClass === 'opaque' || promptClass === 'patch') {
     const upfront = promptClass === 'patch' ? settings.mode === 'untrusted' || settings.mode === 'on-request' : asksUpfront(settings.mode, promptClass)
     if (!upfront) return { kind: 'skip', sandbox: 'profile', reason: `${reason}; runs in the sandbox (approval mode ${settings.mode})` }
   }
   // The shortest prefix that is safe to allow for good, not the whole command line (amendment-prefix.ts).
-  return ask(settings, promptClass, reason, amendmentPrefix(decision.proposedAmendment))
+  const r = ask(settings, promptClass, reason, amendmentPrefix(decision.proposedAmendment))
+  return r.kind === 'needs-approval' && promptedBy ? { ...r, promptedBy } : r
 }
 
 function ask(settings: ApprovalSettings, promptClass: PromptClass, reason: string, amendment: readonly string[] | undefined): Requirement {
@@ -81,17 +85,26 @@ function classOf(decision: CommandDecision, patch: boolean): PromptClass {
   return patch ? 'patch' : 'unknown'
 }
 
+/*
+ * Reasons are cordon's sentences. A rule's justification is the rules
+ * file's (trusted: a rules file the sandbox could write is refused); the
+ * exec policy's own reasons may quote script text ("expansion in word …",
+ * a program name), so they are escaped and bounded (text.ts); the command
+ * that needs the approval is a field of its own, never spliced in.
+ */
 function forbiddenReason(decision: CommandDecision): string {
   const rule = decision.matchedRules.find((m) => m.decision === 'forbidden')
-  if (rule) return `forbidden by rule at ${rule.where}${rule.justification ? `: ${rule.justification}` : ''}`
+  if (rule) return `forbidden by rule at ${rule.where}${rule.justification ? `: ${sentence(rule.justification)}` : ''}`
   const seg = decision.segments.find((s) => s.decision === 'forbidden')
-  return seg?.reason ?? 'forbidden by policy'
+  return seg?.reason !== undefined ? sentence(seg.reason) : 'forbidden by policy'
 }
 
-function promptReason(decision: CommandDecision): string {
+function promptReason(decision: CommandDecision): { reason: string; promptedBy?: readonly string[] } {
   const rule = decision.matchedRules.find((m) => m.decision === 'prompt')
-  if (rule) return `rule at ${rule.where} requires approval${rule.justification ? `: ${rule.justification}` : ''}`
+  if (rule) return { reason: `rule at ${rule.where} requires approval${rule.justification ? `: ${sentence(rule.justification)}` : ''}` }
   const seg = decision.segments.find((s) => s.decision === 'prompt')
-  const argv = seg ? ` (${seg.argv.join(' ')})` : ''
-  return `${seg?.reason ?? 'needs approval'}${argv}`
+  const reason = seg?.reason !== undefined ? sentence(seg.reason) : 'needs approval'
+  // Several commands: say which one (its argv is a field; the sentence only counts).
+  if (!seg || decision.segments.length < 2) return { reason }
+  return { reason: `${reason} (command ${decision.segments.indexOf(seg) + 1} of ${decision.segments.length} in the script: see promptedBy)`, promptedBy: seg.argv }
 }

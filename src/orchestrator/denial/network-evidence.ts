@@ -5,6 +5,7 @@
  * resolution and connection failures follow from it (libc's resolver needs
  * a socket too). None of these count when the network was on.
  */
+import { lstatSync } from 'node:fs'
 import type { NetworkProtocol } from '../../exec-policy/index.js'
 
 const STRONG = /\bEAFNOSUPPORT\b|Address family not supported by protocol|\[Errno 97\]/i
@@ -38,6 +39,25 @@ function targetIn(line: string): { host?: string; port?: number } {
     if (m?.[1]) return m[2] ? { host: m[1], port: Number(m[2]) } : { host: m[1] }
   }
   return {}
+}
+
+/**
+ * A host unix socket a failure line names: a `unix://` or `unix:` address
+ * (docker, D-Bus), or an absolute path that is a socket on this host.
+ * With the network off or `inet`, a new AF_UNIX socket fails with the same
+ * EAFNOSUPPORT as any other: this tells which one the command wanted.
+ */
+export function unixSocketIn(line: string): string | undefined {
+  const url = /\bunix:(?:\/\/)?(\/[^\s'"‘’`,;)]+)/i.exec(line)
+  if (url?.[1]) return url[1]
+  for (const m of line.matchAll(/(?:^|[\s'"‘`=(])(\/[^\s'"‘’`,;:)]+)/g)) {
+    try {
+      if (m[1] && lstatSync(m[1]).isSocket()) return m[1]
+    } catch {
+      /* not there */
+    }
+  }
+  return undefined
 }
 
 /** The first http(s) URL in the command, as a fallback for the target. */

@@ -13,17 +13,21 @@ import type { CommandDecision, ExecPolicy } from '../../exec-policy/index.js'
 import type { Sandbox } from '../../sandbox/sandbox.js'
 import type { RunOptions, SandboxOptions } from '../../sandbox/options.js'
 import type { AmendResult } from '../approval/amendments.js'
-import { applyAnswer } from '../approval/answer-effects.js'
+import { appliedRecord, applyAnswer } from '../approval/answer-effects.js'
 import { mayAsk, type ApprovalSettings } from '../approval/approval-mode.js'
 import type { ApprovalRecord, ApprovalRequest } from '../approval/approval.js'
 import { runAttempt, type AttemptRecord, type OutputSpec } from '../attempt.js'
-import { escalationKey } from '../approval/command-key.js'
+import { runKey } from '../approval/command-key.js'
+import { shownInput } from '../approval/first-approval.js'
 import { askApprovers, type Deciders } from '../approval/decision-flow.js'
 import type { Denial } from '../denial/denial.js'
 import type { ExecRequestParsed } from '../options.js'
 import type { Escalation } from '../outcome.js'
 import type { SessionCache } from '../approval/session-cache.js'
-import { applyWidening, describeWidening, planWidening, type Widening } from './widen.js'
+import { describeWidening, planWidening, type Widening } from './widen.js'
+import { scopeOf } from './scope.js'
+import { quote } from '../text.js'
+import type { Enforcement, WideningLimits } from '../../platform/enforcement.js'
 
 export interface EscalationContext {
   readonly request: ExecRequestParsed
@@ -33,10 +37,17 @@ export interface EscalationContext {
   readonly policy: ExecPolicy
   readonly settings: ApprovalSettings
   readonly toolAllows: boolean
-  readonly base: SandboxOptions
+  /** The sandbox options of an attempt with this widening (base-facts.ts). */
+  readonly optionsFor: (widening: Widening, limits: WideningLimits | undefined) => SandboxOptions
   readonly deciders: Deciders
   readonly cache: SessionCache
   readonly amendFile: string | undefined
+  /** Why amendments cannot be written now, if they cannot. */
+  readonly amendRefused?: string | undefined
+  /** cordon's rules and amendments files: never under a proposed root, named in a scope that reaches them. */
+  readonly rulesFiles: readonly string[]
+  /** What the wider attempt would run that the sandbox could have written (planted-repos.ts), for the request and its key. */
+  readonly risks: () => string[]
   readonly amendments: AmendResult[]
   readonly notes: string[]
   readonly hookErrors: string[]
@@ -50,18 +61,18 @@ export interface EscalationContext {
 export async function escalate(ctx: EscalationContext, first: AttemptRecord): Promise<{ escalation: Escalation; attempt?: AttemptRecord }> {
   const enforcement = first.sandbox.enforcement ?? first.result?.enforcement
   if (!enforcement) return { escalation: { attempted: false, refused: ['no enforcement report for the first attempt'] } }
-  const plan = planWidening(first.denials, enforcement)
+  const plan = planWidening(first.denials, enforcement, { rulesFiles: ctx.rulesFiles })
   const refused = plan.refused.map((r) => `${describeDenial(r.denial)}: ${r.reason}`)
   const gate = gateReason(ctx)
   if (gate) return { escalation: { attempted: false, refused: [...refused, gate] } }
   if (!plan.widening) return { escalation: { attempted: false, refused: refused.length ? refused : ['nothing denied can be widened'] } }
   // A first attempt that was already widened is widened further, never replaced.
   const widening = merge(first.sandbox.widening, plan.widening)
-  const approval = await approveRetry(ctx, widening, first.denials)
+  const approval = await approveRetry(ctx, widening, { denials: first.denials, enforcement })
   if (approval.decision !== 'approved') return { escalation: { attempted: false, widening, approval: approval.record, refused } }
   const attempt = await runAttempt({
     index: 2,
-    options: applyWidening(ctx.base, widening, enforcement.widening),
+    options: ctx.optionsFor(widening, enforcement.widening),
     widening,
     approval: approval.record,
     command: ctx.command,
@@ -81,26 +92,36 @@ function gateReason(ctx: EscalationContext): string | undefined {
   return undefined
 }
 
-async function approveRetry(ctx: EscalationContext, widening: Widening, denials: readonly Denial[]): Promise<{ decision: 'approved' | 'refused'; record: ApprovalRecord }> {
+async function approveRetry(ctx: EscalationContext, widening: Widening, plan: { denials: readonly Denial[]; enforcement: Enforcement }): Promise<{ decision: 'approved' | 'refused'; record: ApprovalRecord }> {
   const strict = ctx.deciders.strictReview
-  const key = escalationKey(ctx.decision, ctx.command, describeWidening(widening))
-  const target = networkTarget(denials)
+  const risks = ctx.risks()
+  // A session approval given without these risks does not cover a retry that has them.
+  const level = risks.length ? `${describeWidening(widening)} with risks ${JSON.stringify(risks)}` : describeWidening(widening)
+  const key = runKey({ decision: ctx.decision, command: ctx.command, cwd: ctx.cwd, input: ctx.request.input, env: ctx.request.env }, { widening: level })
+  const target = networkTarget(plan.denials, widening)
   if (!strict && ctx.cache.covers([key])) return { decision: 'approved', record: { decision: 'approved', source: 'cache' } }
-  const byRule = target && widening.network ? ctx.policy.decideNetwork(target.host, target.protocol).decision : undefined
-  // A forbidding network rule holds even under strict review; an allowing one answers only outside it.
-  if (byRule === 'forbidden') return { decision: 'refused', record: { decision: 'denied', source: 'policy', reason: `network_rule forbids ${target?.host}` } }
-  if (!strict && byRule === 'allow' && onlyNetwork(widening)) return { decision: 'approved', record: { decision: 'approved', source: 'policy', reason: `network_rule allows ${target?.host}` } }
+  // A network_rule never approves the retry: it names one host, and the
+  // retry would reach every host (issue 13 §5; per-host widening needs the
+  // allowlist proxy, issue 15). A rule that forbids the host still refuses.
+  const byRule = target ? ctx.policy.decideNetwork(target.host, target.protocol).decision : undefined
+  if (byRule === 'forbidden') return { decision: 'refused', record: { decision: 'denied', source: 'policy', reason: `a network_rule forbids ${quote(target?.host ?? '')}` } }
+  const scope = scopeOf(widening, { enforcement: plan.enforcement, ...(target ? { network: target } : {}), rulesFiles: ctx.rulesFiles })
+  const evidence = plan.denials.some((d) => d.evidence.by === 'cordon') ? 'cordon' : 'output-only'
   const request: ApprovalRequest = {
     kind: 'escalation',
     attempt: 2,
     command: ctx.command,
     cwd: ctx.cwd,
     promptClass: 'escalation',
-    reason: `the sandbox denied ${denials.map(describeDenial).join('; ')}; retry with ${describeWidening(widening)}`,
+    reason: `${evidence === 'cordon' ? 'the sandbox denied' : "the command's output reports that the sandbox denied (unverified: the command wrote it)"} ${plan.denials.map(describeDenial).join('; ')}; the retry would add: ${scope.join('; ')}`,
     ...(ctx.request.justification ? { justification: ctx.request.justification } : {}),
     widening,
-    denials,
+    scope,
+    evidence,
+    denials: plan.denials,
     ...(target ? { network: target } : {}),
+    ...shownInput(ctx.request),
+    ...(risks.length ? { risks } : {}),
   }
   const answer = await askApprovers(request, ctx.deciders, ctx.signal)
   ctx.hookErrors.push(...answer.hookErrors)
@@ -108,31 +129,25 @@ async function approveRetry(ctx: EscalationContext, widening: Widening, denials:
     ctx.onAbort()
     throw new AbortError('an approver answered abort')
   }
-  try {
-    const effect = await applyAnswer(answer.decision, {
-      cache: ctx.cache,
-      keys: [key],
-      amendFile: ctx.amendFile,
-      proposedAmendment: undefined,
-      network: target,
-      amendments: ctx.amendments,
-    })
-    if (effect.note) ctx.notes.push(effect.note)
-    const record = effect.run || answer.decision === 'denied' || answer.decision === 'timed_out' ? answer.record : { ...answer.record, decision: 'denied' as const }
-    return { decision: effect.run ? 'approved' : 'refused', record }
-  } catch (e) {
-    ctx.notes.push(`amendment not written: ${(e as Error).message}`)
-    return { decision: 'approved', record: answer.record }
-  }
+  const effect = await applyAnswer(answer.decision, {
+    cache: ctx.cache,
+    keys: [key],
+    amendFile: ctx.amendFile,
+    amendRefused: ctx.amendRefused,
+    proposedAmendment: undefined,
+    network: target,
+    amendments: ctx.amendments,
+  })
+  if (effect.note) ctx.notes.push(effect.note)
+  return { decision: effect.run ? 'approved' : 'refused', record: appliedRecord(answer.record, effect) }
 }
 
-function networkTarget(denials: readonly Denial[]): ApprovalRequest['network'] {
+/** The host a network denial names (from the output, or the command's own URL), when the retry widens the network. */
+function networkTarget(denials: readonly Denial[], widening: Widening): ApprovalRequest['network'] {
+  if (!widening.network) return undefined
   const d = denials.find((x) => x.operation === 'network' && x.host !== undefined)
-  return d?.host !== undefined ? { host: d.host, protocol: d.protocol ?? 'https' } : undefined
-}
-
-function onlyNetwork(w: Widening): boolean {
-  return w.network && w.write.length === 0 && w.read.length === 0 && !w.full
+  if (d?.host === undefined) return undefined
+  return { host: d.host, protocol: d.protocol ?? 'https', namedBy: d.hostFrom ?? 'output' }
 }
 
 function merge(a: Widening | undefined, b: Widening): Widening {
@@ -141,13 +156,18 @@ function merge(a: Widening | undefined, b: Widening): Widening {
     write: [...new Set([...a.write, ...b.write])],
     read: [...new Set([...a.read, ...b.read])],
     network: a.network || b.network,
+    localSockets: a.localSockets || b.localSockets,
     full: a.full,
     unsandboxed: a.unsandboxed,
   }
 }
 
+/** One denial for a sentence: what, where (quoted: the output named it) and by which rule. */
 export function describeDenial(d: Denial): string {
-  if (d.operation === 'network') return `network${d.host ? ` to ${d.host}${d.port ? `:${d.port}` : ''}` : ''} (network is off)`
+  if (d.operation === 'network') {
+    const what = d.socket !== undefined ? `the local socket ${quote(d.socket)}` : d.host !== undefined ? `network to ${quote(`${d.host}${d.port ? `:${d.port}` : ''}`)}` : 'network'
+    return `${what} (${d.rule === 'local-sockets-off' ? 'local sockets are off' : 'network is off'})`
+  }
   if (d.operation === 'syscall') return 'a system call (seccomp)'
-  return `${d.operation} of ${d.path} (${d.rule})`
+  return `${d.operation} of ${quote(d.path ?? '')} (${d.rule})`
 }

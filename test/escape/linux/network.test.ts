@@ -2,7 +2,7 @@
  * Network with the profile's network off (threat-model.md § Network): every
  * new socket is refused by the seccomp socket rule (EAFNOSUPPORT), including
  * AF_UNIX to host daemons; socketpair(AF_UNIX) keeps working. With network
- * 'on' the same TCP connect succeeds.
+ * 'inet' TCP works and host unix sockets stay refused; with 'on' both work.
  */
 import { createSocket, type Socket } from 'node:dgram'
 import { chmodSync, rmSync } from 'node:fs'
@@ -94,6 +94,26 @@ describeEscape('network', (identity, mode) => {
 
     it('socketpair(AF_UNIX) still works', async () => {
       await e.denial(net('socketpair'), 'OK')
+    })
+  })
+
+  // What an orchestrator's network widening grants (issue 13 §5): every host, no host unix socket.
+  describe('network inet', () => {
+    const inet = { options: { network: 'inet' } }
+    it('TCP connect to the local server succeeds', async () => {
+      await e.denial(net('tcp', '127.0.0.1', String(ports.v4)), 'OK', 'OK', inet)
+    })
+
+    it('AF_UNIX connect to a host daemon (pathname socket) is still refused', async () => {
+      await e.denial(net('unix', socketPath), 'EAFNOSUPPORT', 'OK', inet)
+    })
+
+    it('AF_UNIX connect to a host daemon (abstract socket) is still refused', async () => {
+      await e.denial(net('unix', `@${abstractName}`), 'EAFNOSUPPORT', 'OK', inet)
+    })
+
+    it('socketpair(AF_UNIX) still works', async () => {
+      await e.denial(net('socketpair'), 'OK', 'OK', inet)
     })
   })
 

@@ -23,10 +23,15 @@ export type FakeChunks = { stream: 'stdout' | 'stderr'; data: string | Buffer }[
 export type Script = (run: FakeRun) => FakeResult | Promise<FakeResult>
 export type FakeResult = Partial<SandboxResult> & { chunks?: FakeChunks }
 
+/**
+ * Landlock mode unless the options ask for namespace mode; there, the
+ * options' protected paths are listed as protected (as bwrap binds them).
+ */
 export function enforcementFor(options: SandboxOptions, cwd: string): Enforcement {
   const write = options.write ?? []
+  const namespaces = options.mode === 'namespaces'
   return {
-    mode: 'landlock',
+    mode: namespaces ? 'namespaces' : 'landlock',
     modeReason: 'fake',
     status: 'full',
     mechanisms: ['landlock', 'seccomp'],
@@ -37,7 +42,7 @@ export function enforcementFor(options: SandboxOptions, cwd: string): Enforcemen
       readRoots: ['/'],
       writeRoots: [cwd, ...write],
       denyRead: [...(options.denyRead ?? [])],
-      protected: [`${cwd}/.git/hooks`],
+      protected: [`${cwd}/.git/hooks`, ...(namespaces ? (options.protected ?? []) : [])],
       narrowed: [],
       privateDirs: [],
     },

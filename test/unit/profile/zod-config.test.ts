@@ -20,7 +20,7 @@ try { createSandbox({ profile: { network: 5 } }) } catch (e) { console.log(e.mes
 
 describe('zod messages', () => {
   it('are English when the application chose nothing', () => {
-    expect(messageFor('')).toBe('profile: network: Invalid option: expected one of "off"|"on"')
+    expect(messageFor('')).toBe('profile: network: Invalid option: expected one of "off"|"inet"|"on"')
   })
 
   it("keep the application's language when it chose one before loading cordon", () => {

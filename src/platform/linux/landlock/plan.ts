@@ -66,9 +66,14 @@ function program(key: string, pick: (r: SeccompRule) => boolean): NonNullable<La
   return prog
 }
 
+/** Whether a rule applies under a network level: `net-off` rules with the network off, `unix-off` ones unless it is fully on. */
+function applies(r: SeccompRule, network: ResolvedPolicy['network']): boolean {
+  return r.when === 'always' || (r.when === 'net-off' && network === 'off') || (r.when === 'unix-off' && network !== 'on')
+}
+
 /** The syscall filter of a network mode (both modes). */
-export function seccompProgram(network: 'off' | 'on'): NonNullable<LauncherPlan['seccomp']> {
-  return program(network, (r) => r.action !== 'notify' && (r.when === 'always' || network === 'off'))
+export function seccompProgram(network: ResolvedPolicy['network']): NonNullable<LauncherPlan['seccomp']> {
+  return program(network, (r) => r.action !== 'notify' && applies(r, network))
 }
 
 /** The metadata filter of Landlock mode: the `notify` rules. */
@@ -94,7 +99,7 @@ export function launcherTemplate(ctx: PlanContext, rules: LandlockRule[] | null)
     v: 1,
     cwd: policy.cwd,
     rlimits: rlimits(policy),
-    landlock: rules && { rules, networkOff: policy.network === 'off', scopeSignal: true, scopeAbstractUnix: policy.network === 'off', log: true },
+    landlock: rules && { rules, networkOff: policy.network === 'off', scopeSignal: true, scopeAbstractUnix: policy.network !== 'on', log: true },
     seccomp: probe.seccomp ? seccompProgram(policy.network) : null,
   }
 }
@@ -129,11 +134,17 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   }
   if (!probe.seccomp) missing.push(seccompUnavailable(probe))
   if (policy.network === 'off' && !probe.seccomp && (abi === null || abi < 4)) missing.push({ protection: 'network', explicit: true, reason: 'neither seccomp nor Landlock ABI 4 can block sockets' })
+  if (policy.network === 'inet' && !probe.seccomp) missing.push(localSocketsReachable(abi !== null && abi >= 6 ? 'pathname' : 'pathname and abstract'))
   if (metadataGap(ctx) && !probe.seccomp) {
     missing.push({ protection: 'file-metadata', explicit: false, reason: 'Landlock (ABI ≤ 7) has no right for chmod/chown/utimes/xattrs, and without seccomp the supervisor cannot be asked (user notification): files the caller owns outside the write roots can still have their mode bits, owner group, timestamps, extended attributes and ACLs changed', fix: 'a kernel with CONFIG_SECCOMP_FILTER, or namespace mode (read-only mounts deny them)' })
   }
   if (policy.protectedPaths.length > 0) missing.push({ protection: 'protected-paths', explicit: explicit.has('protected-paths'), reason: 'protected paths inside write roots need namespace mode (read-only bind mounts); Landlock cannot take rights back below a write root without breaking it', fix: 'install bubblewrap and allow unprivileged user namespaces' })
   return missing
+}
+
+/** Network `inet` without seccomp: nothing refuses AF_UNIX sockets (Landlock ABI 6 scopes abstract ones only). */
+export function localSocketsReachable(which: string): MissingProtection {
+  return { protection: 'local-sockets', explicit: true, reason: `network inet keeps host unix sockets out, but without seccomp the ${which} unix sockets of host daemons stay reachable`, fix: 'a kernel with CONFIG_SECCOMP_FILTER' }
 }
 
 export function globsNote(policy: ResolvedPolicy): string | null {

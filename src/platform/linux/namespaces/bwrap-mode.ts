@@ -20,9 +20,9 @@ import type { LinuxPrepared } from '../prepared.js'
 import { bwrapArgs, fdSources } from './bwrap-args.js'
 import { planMounts, type MountPlan } from './bwrap-mounts.js'
 import type { BwrapInfo } from './bwrap-probe.js'
-import { expandProtected, removeCreated } from './bwrap-protect.js'
+import { protectAndPlan, removeCreated } from './bwrap-protect.js'
 import { DEVICE_FILES, type LandlockRule } from '../landlock/landlock-rules.js'
-import { commonEnforcement, globsNote, landlockUnavailable, launcherTemplate, seccompUnavailable, type PlanContext } from '../landlock/plan.js'
+import { commonEnforcement, globsNote, landlockUnavailable, launcherTemplate, localSocketsReachable, seccompUnavailable, type PlanContext } from '../landlock/plan.js'
 
 export interface NamespacePlan {
   prepared: LinuxPrepared
@@ -48,6 +48,8 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   if (policy.network === 'off' && !probe.seccomp) {
     missing.push({ protection: 'network', explicit: false, reason: 'the network namespace blocks IP and abstract unix sockets, but without seccomp the pathname unix sockets of host daemons stay reachable', fix: 'a kernel with CONFIG_SECCOMP_FILTER' })
   }
+  // The host's network namespace: only seccomp keeps its unix sockets (abstract ones included) out.
+  if (policy.network === 'inet' && !probe.seccomp) missing.push(localSocketsReachable('pathname and abstract'))
   return missing
 }
 
@@ -66,8 +68,8 @@ function notesFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, protNot
   return notes
 }
 
-function enforcementFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, protectedPaths: string[], protNotes: string[], modeReason: string): Enforcement {
-  const missing = missingFor(ctx)
+function enforcementFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, protectedPaths: string[], protNotes: string[], modeReason: string, protMissing: MissingProtection[]): Enforcement {
+  const missing = [...missingFor(ctx), ...protMissing]
   const e: Enforcement = {
     mode: 'namespaces',
     modeReason,
@@ -90,8 +92,11 @@ function enforcementFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, p
 
 export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReason: string): NamespacePlan {
   const { policy, probe } = ctx
-  const prot = expandProtected(policy.protectedPaths, policy.writeRoots)
-  const mounts = planMounts({ writeRoots: policy.writeRoots, protectedPaths: prot.paths, denyRead: policy.denyRead, visible: [policy.cwd], readRoots: policy.readAll ? [] : policy.readRoots })
+  // The profile's protected paths, and the nested repositories that fit the launch's bind budget (issue 13 §7).
+  const planned = protectAndPlan(policy.protectedPaths, policy.writeRoots, (paths) =>
+    planMounts({ writeRoots: policy.writeRoots, protectedPaths: paths, denyRead: policy.denyRead, visible: [policy.cwd], readRoots: policy.readAll ? [] : policy.readRoots }),
+  )
+  const { expansion: prot, mounts } = planned
   const rules = probe.landlockAbi !== null ? namespaceLandlockRules(policy, mounts.privateDirs) : null
   const launcher = launcherFor(policy.writeRoots)
   const sources = bwrap.features.bindFd ? fdSources(mounts.ops) : []
@@ -104,7 +109,7 @@ export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReaso
       bindSources: sources,
       ...(prot.removeIfCreated.length ? { afterRun: () => removeCreated(prot.removeIfCreated, policy.writeRoots) } : {}),
       template: launcherTemplate(ctx, rules),
-      enforcement: enforcementFor(ctx, bwrap, mounts, prot.paths, prot.notes, modeReason),
+      enforcement: enforcementFor(ctx, bwrap, mounts, prot.paths, prot.notes, modeReason, planned.missing),
     },
     placeholders: mounts.placeholders,
     mountTargets: mounts.ops.map((o) => o.path),

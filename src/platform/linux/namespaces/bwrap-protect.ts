@@ -11,12 +11,33 @@
  *   hooks templates, which a mask would forbid. The next launch protects the
  *   new repository; the report says so.
  *
+ * - Nested repositories (issue 13 §7): every other `.git` (directory or
+ *   file) below the write roots — submodules, vendored checkouts, a `sub/`
+ *   repository — is a repository whose config and hooks git runs, so what
+ *   the profile protects of the workspace's `.git` (`hooks`, `config`) is
+ *   protected in each of them too, the gitfile included (re-pointing a
+ *   submodule's `.git` file at a gitdir the command controls would step
+ *   around its protected config). They are found by a bounded walk that
+ *   never follows a symlink (profile/git-repos.ts). Each costs binds, and a
+ *   launch passes at most MAX_BIND_SOURCES descriptors: repositories are
+ *   added shallowest first while the real bind plan fits, and those that do
+ *   not fit — or cannot be protected (a gitdir through a planted symlink, a
+ *   hard-linked hook) — are reported missing (`nested-repositories`) rather
+ *   than refusing the launch. A repository the command creates during a run
+ *   is not protected in that run; the orchestrator never runs one with wider
+ *   rights unasked (orchestrator/escalation/planted-repos.ts).
+ *
  * Every resolved path goes through canonicalize(): a symlink inside a
  * writable root on the way is refused (it may have been planted).
  */
-import { closeSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs'
+import { closeSync, lstatSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path'
 import { canonicalize, isWithin } from '../../../profile/paths.js'
+import { findRepositories } from '../../../profile/git-repos.js'
+import type { MissingProtection } from '../../enforcement.js'
+import { WIRE } from '../launch/wire.js'
+import { fdSources } from './bwrap-args.js'
+import type { MountPlan } from './bwrap-mounts.js'
 
 export interface ProtectedExpansion {
   paths: string[]
@@ -138,4 +159,123 @@ export function removeCreated(files: readonly string[], writeRoots: readonly str
     }
   }
   return notes
+}
+
+/**
+ * Descriptors a launch can pass for binds: the request's limit less the
+ * five every launch has (stdin, stdout, stderr, plan, status).
+ */
+export const MAX_BIND_SOURCES = WIRE.fd.maxPerRequest - 5
+
+interface NestedRepo {
+  git: string
+  paths: string[]
+  removeIfCreated: string[]
+}
+
+/** A file or a hooks entry with another name (a hard link): the launch would refuse it, so the repository is left out. */
+function hardLinked(paths: readonly string[]): string | undefined {
+  for (const p of paths) {
+    try {
+      const st = lstatSync(p)
+      if (st.isFile() && st.nlink > 1) return p
+      if (!st.isDirectory()) continue
+      const entries = readdirSync(p, { withFileTypes: true })
+      if (entries.length > 256) return p // more than a hooks directory holds: not scanned at every launch
+      for (const e of entries) {
+        if (e.isDirectory()) return join(p, e.name) // hooks directories are flat; a subdirectory is not checked
+        if (e.isFile() && lstatSync(join(p, e.name)).nlink > 1) return join(p, e.name)
+      }
+    } catch {
+      /* missing: a placeholder, nothing to link */
+    }
+  }
+  return undefined
+}
+
+/** The protection of each nested repository (what the profile protects of `.git`, applied to it); what could not be, with why. */
+function nestedRepos(protectedPaths: readonly string[], writeRoots: readonly string[]): { repos: NestedRepo[]; skipped: string[]; complete: boolean } {
+  const splits = protectedPaths.map(splitGitPath).filter((x): x is { git: string; rest: string } => x !== null)
+  const rests = [...new Set(splits.map((x) => x.rest))]
+  if (rests.length === 0) return { repos: [], skipped: [], complete: true }
+  const known = new Set(splits.map((x) => x.git))
+  // Only the write roots that hold a repository the profile protects (the workspace): a private temp dir is not walked.
+  const found = findRepositories(writeRoots.filter((r) => splits.some((x) => isWithin(x.git, r))), [...known])
+  const repos: NestedRepo[] = []
+  const skipped: string[] = []
+  for (const git of found.gits) {
+    const out = new Set<string>()
+    const watch = new Set<string>()
+    try {
+      for (const rest of rests) expandOne(rest ? join(git, rest) : git, writeRoots, out, new Set(), watch)
+    } catch (err) {
+      skipped.push(`${git}: ${(err as Error).message}`)
+      continue
+    }
+    const linked = hardLinked([...out])
+    if (linked) {
+      skipped.push(`${git}: ${linked} has another name (a hard link) or is not a plain hooks directory`)
+      continue
+    }
+    repos.push({ git, paths: [...out], removeIfCreated: [...watch].filter((f) => writeRoots.some((r) => isWithin(f, r))) })
+  }
+  return { repos, skipped, complete: found.complete }
+}
+
+export interface ProtectedPlan {
+  expansion: ProtectedExpansion
+  mounts: MountPlan
+  /** Nested repositories left unprotected (over the descriptor budget, or unprotectable). */
+  missing: MissingProtection[]
+}
+
+/** Directories strictly between the write root holding `p` and `p`: the pins a bind of `p` may need. */
+function pinsFor(p: string, writeRoots: readonly string[]): string[] {
+  const root = writeRoots.filter((r) => isWithin(p, r)).sort((a, b) => b.length - a.length)[0]
+  if (root === undefined || root === p) return []
+  const out: string[] = []
+  for (let d = dirname(p); d !== root && isWithin(d, root); d = dirname(d)) out.push(d)
+  return out
+}
+
+/**
+ * The protected paths and the mount plan together: the profile's own
+ * paths always, then nested repositories shallowest first while the bind
+ * sources fit MAX_BIND_SOURCES. Each repository is counted at most what it
+ * can add — its paths, and the pins above them that no earlier bind
+ * already needs — so the plan is made twice (without and with them), not
+ * once per repository; should the real plan still not fit, repositories
+ * are dropped from the end until it does.
+ */
+export function protectAndPlan(protectedPaths: readonly string[], writeRoots: readonly string[], plan: (paths: string[]) => MountPlan): ProtectedPlan {
+  const expansion = expandProtected(protectedPaths, writeRoots)
+  const nested = nestedRepos(protectedPaths, writeRoots)
+  const withFirst = (k: number) => [...expansion.paths, ...nested.repos.slice(0, k).flatMap((r) => r.paths)]
+  const sources = (m: MountPlan) => fdSources(m.ops).length
+  let mounts = plan(expansion.paths)
+  let n = 0
+  if (nested.repos.length > 0) {
+    const counted = new Set(expansion.paths.flatMap((p) => pinsFor(p, writeRoots)))
+    let used = sources(mounts)
+    for (const repo of nested.repos) {
+      const pins = new Set(repo.paths.flatMap((p) => pinsFor(p, writeRoots)).filter((d) => !counted.has(d)))
+      const cost = repo.paths.length + pins.size
+      if (used + cost > MAX_BIND_SOURCES) break
+      used += cost
+      for (const d of pins) counted.add(d)
+      n++
+    }
+    if (n > 0) mounts = plan(withFirst(n))
+    while (n > 0 && sources(mounts) > MAX_BIND_SOURCES) mounts = plan(withFirst(--n))
+  }
+  const kept = nested.repos.slice(0, n)
+  const left = [...nested.repos.slice(n).map((r) => `${r.git}: over the ${MAX_BIND_SOURCES} binds a launch can pass`), ...nested.skipped]
+  expansion.paths = withFirst(n)
+  expansion.removeIfCreated = [...expansion.removeIfCreated, ...kept.flatMap((r) => r.removeIfCreated)]
+  if (kept.length) expansion.notes.push(`nested git repositories protected like the workspace's (their hooks and config read-only): ${kept.map((r) => r.git).join(', ')}`)
+  if (!nested.complete) expansion.notes.push('nested git repositories were looked for in the first levels of the write roots only (a bounded walk): deeper ones are not protected')
+  const missing: MissingProtection[] = left.length
+    ? [{ protection: 'nested-repositories', explicit: false, reason: `git repositories in the write roots whose hooks and config stay writable: ${left.join('; ')}`, fix: 'keep fewer repositories inside the write roots (or outside them), and remove hard links and symlinks from their .git' }]
+    : []
+  return { expansion, mounts, missing }
 }

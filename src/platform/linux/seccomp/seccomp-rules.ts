@@ -21,7 +21,8 @@ export interface SeccompRule {
   action: 'errno' | 'kill' | 'notify'
   errno?: number
   args: SeccompArg[]
-  when: 'always' | 'net-off'
+  /** `net-off`: only with the network off; `unix-off`: whenever host unix sockets are off (network `off` or `inet`). */
+  when: 'always' | 'net-off' | 'unix-off'
   reason: string
 }
 
@@ -69,6 +70,7 @@ export function parseSeccompRules(text: string, file: string): SeccompRule[] {
     const args: SeccompArg[] = []
     for (const tok of rest) {
       if (tok === 'when=net-off') when = 'net-off'
+      else if (tok === 'when=unix-off') when = 'unix-off'
       else args.push(parseArg(tok, where))
     }
     if (args.length > 3) throw new PolicyError('at most 3 argument tests per rule', { where })
@@ -88,7 +90,7 @@ export function parseSeccompRules(text: string, file: string): SeccompRule[] {
  */
 export const PARSED_RULES_FILE = join('dist', 'seccomp-rules.json')
 /** Bumped with any change to what parseSeccompRules returns: a build output of another parser is parsed again. */
-export const RULES_PARSER = 2
+export const RULES_PARSER = 3
 
 /**
  * The rules of `text`: the build's parse (`built`, the contents of

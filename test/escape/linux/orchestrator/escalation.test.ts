@@ -63,7 +63,7 @@ describeModes((mode) => {
     expect(o.attempts).toHaveLength(2)
     // `cat` is known safe and `touch` unknown: on-request runs it in the sandbox and asks only to widen.
     expect(asked.map((r) => r.kind)).toEqual(['escalation'])
-    expect(o.attempts[1]!.sandbox.widening).toEqual({ write: [t.out], read: [], network: false, full: false, unsandboxed: false })
+    expect(o.attempts[1]!.sandbox.widening).toEqual({ write: [t.out], read: [], network: false, localSockets: false, full: false, unsandboxed: false })
     expect(existsSync(join(t.out, 'made'))).toBe(true)
     for (const a of o.attempts) expect(a.result?.stdout).not.toContain(SECRET)
     expect(o.escalation?.refused.join(' ')).toMatch(/never dropped/)

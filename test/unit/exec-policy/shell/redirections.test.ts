@@ -171,6 +171,11 @@ describe('globs stand for the names they could match', () => {
     expect(decide('git checkout *.ts').source).toBe('heuristic-dangerous')
   })
 
+  it('the decision says which words are globs', () => {
+    expect(decide('wc -l *.md src/x.ts ?.txt').segments[0]?.globs).toEqual([2, 4])
+    expect(decide('wc -l a.md').segments[0]?.globs).toBeUndefined()
+  })
+
   it('no "always allow" rule made of a glob word', () => {
     const result = decide('cp *.md out/')
     expect(result).toMatchObject({ decision: 'prompt', source: 'default' })

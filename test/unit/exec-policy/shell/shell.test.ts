@@ -139,6 +139,28 @@ describe('the splitter reads a script as bash does (issue 13 §1)', () => {
   })
 })
 
+describe('long scripts (issue 13 §8)', () => {
+  const chain = (op: string, n: number) => Array.from({ length: n }, () => 'ls').join(op)
+
+  // The reader has no recursion: a chain of any length is read, never a RangeError, never "too deep".
+  it.each(['&&', '||', ';', '|'])('15,000 commands chained with %s are decided, one segment each', (op) => {
+    const script = chain(op, 15_000)
+    expect(script.length).toBeLessThan(64 * 1024)
+    const result = exec.decide(['bash', '-lc', script])
+    expect(result).toMatchObject({ decision: 'allow', opaque: false })
+    expect(result.segments).toHaveLength(15_000)
+    expect(exec.decide(['bash', '-lc', `${script}${op}rm x`]).decision).toBe('forbidden')
+  })
+
+  it('a long opaque script is asked at once: tree-sitter (superlinear on errors) only reads short ones for hints', () => {
+    const started = performance.now()
+    const result = exec.decide(['bash', '-lc', `${chain(' | ', 12_000)} |`])
+    expect(result).toMatchObject({ decision: 'prompt', opaque: true })
+    expect(performance.now() - started).toBeLessThan(1000)
+    expect(exec.decide(['bash', '-lc', 'rm -rf src $(x)']).decision).toBe('forbidden') // the parser still works
+  })
+})
+
 describe('smuggling a second command', () => {
   it.each([
     ['; after an allowed command', ['bash', '-lc', 'git status; rm -rf /'], 'forbidden', false],

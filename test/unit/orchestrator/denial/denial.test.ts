@@ -58,7 +58,7 @@ describe('filesystem denials', () => {
   it('a write outside the write roots is a write denial on that path', () => {
     const d = detect(result("touch: cannot touch '/var/tmp/den-x/f': Permission denied\n"))
     expect(d).toEqual([
-      { operation: 'write', rule: 'outside-write-roots', path: '/var/tmp/den-x/f', evidence: { source: 'stderr', text: "touch: cannot touch '/var/tmp/den-x/f': Permission denied" } },
+      { operation: 'write', rule: 'outside-write-roots', path: '/var/tmp/den-x/f', evidence: { source: 'stderr', text: "touch: cannot touch '/var/tmp/den-x/f': Permission denied", by: 'output' } },
     ])
   })
 

@@ -16,7 +16,7 @@ const ws = tempDir('widen-ws-')
 const out = tempDir('widen-out-')
 mkdirSync(join(out, 'sub'))
 writeFileSync(join(out, 'sub', 'file'), 'x')
-const ev = { source: 'stderr' as const, text: 'x' }
+const ev = { source: 'stderr' as const, text: 'x', by: 'output' as const }
 const enforcement = enforcementFor({ denyRead: ['/srv/secret'] }, ws)
 const write = (path: string): Denial => ({ operation: 'write', rule: 'outside-write-roots', path, evidence: ev })
 
@@ -29,7 +29,7 @@ describe('planWidening', () => {
 
   it('enables the network for a network denial and nothing else', () => {
     const plan = planWidening([{ operation: 'network', rule: 'network-off', evidence: ev }], enforcement)
-    expect(plan.widening).toEqual({ write: [], read: [], network: true, full: false, unsandboxed: false })
+    expect(plan.widening).toEqual({ write: [], read: [], network: true, localSockets: false, full: false, unsandboxed: false })
   })
 
   it.each([
@@ -70,7 +70,7 @@ describe('no-sandbox requests', () => {
     const base = { profile: 'read-only', cwd: ws }
     const limits = { writeExcluded: ['/usr/bin/bwrap'], modeForExcluded: 'landlock' as const }
     expect(applyWidening(base, noSandboxWidening(base, true), limits).mode).toBe('landlock')
-    const narrow = { write: [join(ws, 'out')], read: [], network: false, full: false, unsandboxed: false }
+    const narrow = { write: [join(ws, 'out')], read: [], network: false, localSockets: false, full: false, unsandboxed: false }
     expect(applyWidening(base, narrow, limits).mode).toBeUndefined()
     expect(applyWidening(base, { ...narrow, write: ['/usr'] }, limits).mode).toBe('landlock')
   })

@@ -1,9 +1,10 @@
 /**
  * External hooks: JSON on stdin/stdout in the shapes agent tools use,
- * exit status 2 to block, and timeouts that kill the hook's whole process
- * group (a hook that forks cannot outlive its timeout).
+ * exit status 2 to block, and the launcher's supervision: nothing a hook
+ * starts — a setsid'd grandchild included — outlives it (its timeout, or
+ * its exit).
  */
-import { existsSync } from 'node:fs'
+import { existsSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { runHook, type PermissionRequestInput, type PostToolUseInput, type PreToolUseInput } from '../../../../src/orchestrator/hooks/hooks.js'
@@ -65,6 +66,33 @@ describe('external hook commands', () => {
     expect(Date.now() - started).toBeLessThan(2_000)
     await new Promise((res) => setTimeout(res, 900))
     expect(existsSync(marker)).toBe(false)
+  })
+
+  // Issue 13 §8: a grandchild that leaves the process group (setsid) escaped the group kill.
+  it.each([
+    ['times out', 150, 'sleep 30', /timed out after 150 ms/],
+    ['answers and exits at once', 10_000, `echo '{"decision":"allow"}'`, undefined],
+  ])('a grandchild that calls setsid dies with the hook when the hook %s', async (_when, timeoutMs, then, error) => {
+    const dir = tempDir('hook-')
+    const marker = join(dir, 'survived')
+    const started = join(dir, 'started')
+    const hook = { command: ['/bin/sh', '-c', `(setsid sh -c 'touch ${started}; sleep 0.6; touch ${marker}' &); while [ ! -e ${started} ]; do sleep 0.01; done; ${then}`], timeoutMs }
+    const r = await run(hook)
+    if (error) expect(r.error).toMatch(error)
+    else expect(r).toEqual({ output: { decision: 'allow' } })
+    expect(existsSync(started)).toBe(true)
+    await new Promise((res) => setTimeout(res, 1_000))
+    expect(existsSync(marker)).toBe(false)
+  })
+
+  it('a hook that cannot be started is an error (no decision)', async () => {
+    expect((await run({ command: ['/nonexistent/cordon-hook'] })).error).toMatch(/cannot run hook: .*ENOENT/)
+  })
+
+  it('gets the environment and the working directory it asks for', async () => {
+    const dir = tempDir('hook-cwd-')
+    const hook = { command: ['/bin/sh', '-c', `printf '{"decision":"block","reason":"%s %s"}' "$HOOK_X" "$(pwd)"`], env: { HOOK_X: 'x1' }, cwd: dir }
+    expect(await run(hook)).toEqual({ output: { decision: 'block', reason: `x1 ${realpathSync(dir)}` } })
   })
 })
 

@@ -3,12 +3,14 @@
  * files (worktrees, submodules) followed to where git reads hooks and
  * config, and no repository → nothing masked (git init must work).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../../../src/errors.js'
-import { expandProtected, removeCreated, splitGitPath } from '../../../../../src/platform/linux/namespaces/bwrap-protect.js'
+import { expandProtected, MAX_BIND_SOURCES, protectAndPlan, removeCreated, splitGitPath } from '../../../../../src/platform/linux/namespaces/bwrap-protect.js'
+import { planMounts } from '../../../../../src/platform/linux/namespaces/bwrap-mounts.js'
+import { fdSources } from '../../../../../src/platform/linux/namespaces/bwrap-args.js'
 
 let base: string
 beforeEach(() => {
@@ -78,6 +80,57 @@ describe('expandProtected', () => {
     symlinkSync(join(base, 'elsewhere'), join(w, 'link'))
     writeFileSync(join(w, '.git'), 'gitdir: link/.git\n')
     expect(() => expandProtected(gitPaths(w), [w])).toThrow(PolicyError)
+  })
+})
+
+describe('nested repositories (issue 13 §7)', () => {
+  const plan = (w: string) => (paths: string[]) => planMounts({ writeRoots: [w], protectedPaths: paths, denyRead: [] })
+  const repo = (dir: string) => {
+    mkdirSync(join(dir, '.git', 'hooks'), { recursive: true })
+    writeFileSync(join(dir, '.git', 'config'), '')
+  }
+
+  it("protect each nested repository's hooks and config like the workspace's, and a submodule's .git file itself", () => {
+    const w = join(base, 'w')
+    repo(w)
+    repo(join(w, 'sub'))
+    mkdirSync(join(w, '.git', 'modules', 'm', 'hooks'), { recursive: true })
+    writeFileSync(join(w, '.git', 'modules', 'm', 'config'), '')
+    mkdirSync(join(w, 'm'))
+    writeFileSync(join(w, 'm', '.git'), 'gitdir: ../.git/modules/m\n')
+    const r = protectAndPlan(gitPaths(w), [w], plan(w))
+    expect(r.expansion.paths).toEqual(expect.arrayContaining([join(w, 'sub/.git/hooks'), join(w, 'sub/.git/config'), join(w, 'm/.git'), join(w, '.git/modules/m/hooks'), join(w, '.git/modules/m/config')]))
+    expect(r.missing).toEqual([])
+  })
+
+  it('only as many as the launch can bind; the rest is reported missing, and the launch is not refused', () => {
+    const w = join(base, 'w')
+    repo(w)
+    for (let i = 0; i < 30; i++) repo(join(w, `r${String(i).padStart(2, '0')}`, 'x'))
+    const r = protectAndPlan(gitPaths(w), [w], plan(w))
+    expect(fdSources(r.mounts.ops).length).toBeLessThanOrEqual(MAX_BIND_SOURCES)
+    expect(r.expansion.paths).toContain(join(w, 'r00/x/.git/config'))
+    expect(r.missing).toMatchObject([{ protection: 'nested-repositories', explicit: false, reason: expect.stringContaining(join(w, 'r29/x/.git')) }])
+  })
+
+  it('a nested repository that cannot be protected (gitdir through a planted symlink, a hard-linked config) is reported, not fatal', () => {
+    const w = join(base, 'w')
+    repo(w)
+    mkdirSync(join(base, 'elsewhere/.git'), { recursive: true })
+    mkdirSync(join(w, 'a'))
+    symlinkSync(join(base, 'elsewhere'), join(w, 'link'))
+    writeFileSync(join(w, 'a', '.git'), 'gitdir: ../link/.git\n')
+    repo(join(w, 'b'))
+    linkSync(join(w, 'b/.git/config'), join(w, 'b-config-link'))
+    const r = protectAndPlan(gitPaths(w), [w], plan(w))
+    expect(r.missing[0]?.reason).toMatch(/a\/\.git: .*symlink/)
+    expect(r.missing[0]?.reason).toMatch(/b\/\.git: .*hard link/)
+  })
+
+  it('nothing is looked for when the profile protects no .git path', () => {
+    const w = join(base, 'w')
+    repo(join(w, 'sub'))
+    expect(protectAndPlan([join(w, '.bashrc')], [w], plan(w)).expansion.paths).toEqual([join(w, '.bashrc')])
   })
 })
 

@@ -27,13 +27,18 @@ describe('the shipped seccomp.rules', () => {
     expect(action('clone3')).toEqual([constants.errno.ENOSYS])
     for (const s of ['io_uring_setup', 'ptrace', 'bpf', 'perf_event_open', 'userfaultfd', 'keyctl', 'add_key', 'request_key', 'kexec_load', 'init_module', 'mount', 'umount2', 'pivot_root', 'chroot', 'fsopen', 'open_tree', 'setns', 'open_by_handle_at'])
       expect(action(s), s).toContain(constants.errno.EPERM)
-    expect(action('socket')).toEqual([constants.errno.EAFNOSUPPORT])
+    expect(action('socket')).toEqual([constants.errno.EAFNOSUPPORT, constants.errno.EAFNOSUPPORT])
   })
 
   it('network rules apply only with network off; socketpair keeps AF_UNIX', () => {
     const net = rules.filter((r) => r.when === 'net-off').map((r) => r.syscall)
     expect(net.sort()).toEqual(['socket', 'socketpair'])
     expect(rules.find((r) => r.syscall === 'socketpair')!.args).toEqual([{ arg: 0, op: 'ne', value: '0x1' }])
+  })
+
+  it('AF_UNIX sockets stay refused unless the network is fully on (network inet: every host, no host unix socket)', () => {
+    const unix = rules.filter((r) => r.when === 'unix-off')
+    expect(unix.map((r) => [r.syscall, r.args])).toEqual([['socket', [{ arg: 0, op: 'eq', value: '0x1' }]]])
   })
 
   it('TIOCSTI is compared on the low 32 bits of the ioctl request', () => {
