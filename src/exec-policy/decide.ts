@@ -5,23 +5,44 @@
  */
 import type { Parser } from 'web-tree-sitter'
 import { proposeAmendment } from './rules/amendment.js'
-import { splitCommand, type CommandSplit } from './shell/command-split.js'
+import { splitCommand, type CommandSplit, type Segment } from './shell/command-split.js'
 import { dangerousReason } from './heuristics/dangerous-commands.js'
-import { matchRules } from './rules/matcher.js'
+import { hiddenPrograms } from './rules/hidden-programs.js'
+import { matchRules, possibleMatches } from './rules/matcher.js'
+import { prepareWorkspace, writeVerdict, type PreparedWorkspace } from './heuristics/redirections.js'
 import { trustedProgramName } from './shell/program-name.js'
 import { prepareResolve, resolveWith, type PreparedResolve, type ResolvedProgram, type ResolveOptions } from './shell/resolve-program.js'
-import { isKnownSafe } from './heuristics/safe-commands.js'
+import { isKnownSafe, isKnownSafeForAnyArguments } from './heuristics/safe-commands.js'
 import { stricter, type CommandDecision, type DecideOptions, type Decision, type DecisionSource, type MatchedRule, type Policy, type SegmentDecision } from './types.js'
+
+/**
+ * Segments whose argv as written is not what runs (a glob expands): an
+ * "always allow" rule made of it would never match what it was meant for.
+ */
+const NO_AMENDMENT = new WeakSet<SegmentDecision>()
 
 /** When several segments share the strictest decision, the overall source is the first of these present. */
 const SOURCE_PRIORITY: readonly DecisionSource[] = ['rule', 'heuristic-dangerous', 'default', 'heuristic-safe']
 
+/** Per-decision context: lookups prepared on first need. */
+interface Context {
+  readonly resolve: Resolver | undefined
+  readonly workspace: () => PreparedWorkspace | undefined
+}
+
 export function decideCommand(parser: Parser, policy: Policy, argv: readonly string[], options: DecideOptions = {}): CommandDecision {
-  const split = splitCommand(parser, policy, argv)
+  const split = splitCommand(parser, policy, argv, options.env)
   if (split.opaque) return combine([decideOpaque(policy, split)], true)
-  const resolver = options.resolve ? resolverFor(options.resolve) : undefined
-  const segments = split.segments.map((segment) => decideSegment(policy, segment, resolver))
+  const ctx: Context = { resolve: options.resolve ? resolverFor(options.resolve) : undefined, workspace: workspaceFor(options) }
+  const segments: SegmentDecision[] = []
+  const decided = new Map<Segment, SegmentDecision>()
+  for (const segment of split.segments) {
+    const seg = decideSegment(policy, segment, ctx)
+    segments.push(seg)
+    decided.set(segment, seg)
+  }
   for (const also of alsoCheckSegments(policy, split.alsoCheck)) segments.push(also)
+  if (split.unplaced.length > 0) for (const hidden of hiddenPrograms(policy, split.unplaced, (segment) => decided.get(segment))) segments.push(hidden)
   return combine(segments, false)
 }
 
@@ -33,20 +54,69 @@ function resolverFor(options: ResolveOptions): Resolver {
   return (program) => resolveWith(program, (prepared ??= prepareResolve(options)))
 }
 
-function decideSegment(policy: Policy, argv: readonly string[], resolver: Resolver | undefined): SegmentDecision {
-  const matchedRules = matchRules(policy, argv)
-  const decided: SegmentDecision =
-    matchedRules.length > 0 ? { argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules } : heuristic(policy, argv)
-  return resolver ? checkResolution(policy, decided, resolver) : decided
+function workspaceFor(options: DecideOptions): () => PreparedWorkspace | undefined {
+  const ws = options.workspace ?? (options.resolve ? { cwd: options.resolve.cwd, writableRoots: options.resolve.writableRoots } : undefined)
+  let prepared: PreparedWorkspace | undefined
+  return () => (ws ? (prepared ??= prepareWorkspace(ws)) : undefined)
 }
 
-function heuristic(policy: Policy, argv: readonly string[]): SegmentDecision {
-  const danger = dangerousReason(argv)
+/** Index of the first word whose value is not known before the command runs (a glob, xargs input); argv.length if none. */
+function firstUnknown(seg: Segment): number {
+  let first = seg.unknownFrom ?? seg.argv.length
+  if (seg.globs) for (let i = 0; i < first; i++) if (seg.globs[i]) first = i
+  return first
+}
+
+function decideSegment(policy: Policy, seg: Segment, ctx: Context): SegmentDecision {
+  const { argv } = seg
+  const first = firstUnknown(seg)
+  // Only the words before the first unknown one are certain: a rule matches for sure only within them.
+  const matchedRules = matchRules(policy, first < argv.length ? argv.slice(0, first) : argv)
+  let decided: SegmentDecision =
+    matchedRules.length > 0 ? { argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules } : heuristic(policy, seg, first < argv.length)
+  if (first < argv.length) decided = withPossibleRules(decided, possibleMatches(policy, argv, seg))
+  if (seg.redirects) decided = { ...withWrites(decided, seg, ctx), redirects: seg.redirects }
+  if (ctx.resolve) decided = checkResolution(policy, decided, ctx.resolve)
+  if (seg.globs) {
+    const globs: number[] = []
+    seg.globs.forEach((g, i) => g && globs.push(i))
+    decided = { ...decided, globs }
+    NO_AMENDMENT.add(decided)
+  }
+  return decided
+}
+
+function heuristic(policy: Policy, seg: Segment, hasGlob: boolean): SegmentDecision {
+  const { argv } = seg
+  const danger = dangerousReason(argv, seg.globs)
   if (danger) return { argv, decision: 'prompt', source: 'heuristic-dangerous', matchedRules: [], reason: danger }
   const program = argv[0] as string
   const name = trustedProgramName(policy, program)
-  if (name !== undefined && isKnownSafe(name === program ? argv : [name, ...argv.slice(1)])) return { argv, decision: 'allow', source: 'heuristic-safe', matchedRules: [] }
-  return { argv, decision: 'prompt', source: 'default', matchedRules: [], reason: 'no rule matched and the command is not known safe' }
+  if (name !== undefined && (hasGlob ? isKnownSafeForAnyArguments(name) : isKnownSafe(name === program ? argv : [name, ...argv.slice(1)]))) {
+    return { argv, decision: 'allow', source: 'heuristic-safe', matchedRules: [] }
+  }
+  const reason = hasGlob && name !== undefined && isKnownSafe([name]) ? 'a glob in the arguments of a command that is safe only with some arguments' : 'no rule matched and the command is not known safe'
+  return { argv, decision: 'prompt', source: 'default', matchedRules: [], reason }
+}
+
+/** Prompt/forbidden rules a glob or an unknown tail could make match: asked (not forbidden: they may not match). */
+function withPossibleRules(seg: SegmentDecision, possible: readonly MatchedRule[]): SegmentDecision {
+  if (possible.length === 0 || seg.decision === 'forbidden') return seg
+  const where = possible.map((m) => m.where).join(', ')
+  return { ...seg, decision: 'prompt', source: 'rule', matchedRules: [...seg.matchedRules, ...possible], reason: `a glob or an unknown word could make it match the rule at ${where}` }
+}
+
+/** Redirections: a write makes a command not read-only; a write outside the workspace is asked. */
+function withWrites(seg: SegmentDecision, segment: Segment, ctx: Context): SegmentDecision {
+  const verdict = writeVerdict(segment.redirects ?? [], segment.cwdUnknown === true, ctx.workspace)
+  if (verdict.kind === 'none') return seg
+  if (verdict.kind === 'workspace') {
+    if (seg.source !== 'heuristic-safe') return seg
+    return { ...seg, decision: 'prompt', source: 'default', reason: `writes ${verdict.targets.join(', ')} (a redirection): not read-only` }
+  }
+  if (seg.decision === 'forbidden') return seg
+  const source: DecisionSource = seg.source === 'rule' && seg.decision === 'prompt' ? 'rule' : 'heuristic-dangerous'
+  return { ...seg, decision: 'prompt', source, reason: verdict.reason }
 }
 
 /** An allowed bare name must resolve to a program the command could not have planted. */
@@ -68,7 +138,7 @@ function checkResolution(policy: Policy, seg: SegmentDecision, resolve: Resolver
  * `rm -rf / > /dev/null` is still forbidden by a rule forbidding `rm`.
  */
 function decideOpaque(policy: Policy, split: CommandSplit): SegmentDecision {
-  const argv = split.segments[0] as string[]
+  const argv = (split.segments[0] as Segment).argv
   const hinted = split.hints.flatMap((hint) => matchRules(policy, hint).filter((m) => m.decision === 'forbidden'))
   const matchedRules = [...matchRules(policy, argv), ...hinted]
   const danger = split.hints.map((hint) => dangerousReason(hint)).find((r) => r !== undefined)
@@ -80,13 +150,18 @@ function decideOpaque(policy: Policy, split: CommandSplit): SegmentDecision {
 /**
  * Argvs that also run (an unwrapped `bash -lc`, the `rm` in `env X=1 rm`):
  * their prompt/forbidden rules apply; allow rules and heuristics do not, since
- * the segment itself was already decided as written.
+ * the segment itself was already decided as written. A rule that a glob or
+ * xargs input could make match is asked.
  */
-function alsoCheckSegments(policy: Policy, argvs: readonly (readonly string[])[]): SegmentDecision[] {
+function alsoCheckSegments(policy: Policy, segments: readonly Segment[]): SegmentDecision[] {
   const out: SegmentDecision[] = []
-  for (const argv of argvs) {
-    const matchedRules = matchRules(policy, argv).filter((m) => m.decision !== 'allow')
-    if (matchedRules.length > 0) out.push({ argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules })
+  for (const seg of segments) {
+    const { argv } = seg
+    const first = firstUnknown(seg)
+    const matchedRules = matchRules(policy, first < argv.length ? argv.slice(0, first) : argv).filter((m) => m.decision !== 'allow')
+    let decided: SegmentDecision = { argv, decision: strictest(matchedRules, 'allow'), source: 'rule', matchedRules }
+    if (first < argv.length || seg.unknownFrom !== undefined) decided = withPossibleRules(decided, possibleMatches(policy, argv, seg))
+    if (decided.matchedRules.length > 0) out.push(decided)
   }
   return out
 }
@@ -119,7 +194,7 @@ function amendmentFor(segments: readonly SegmentDecision[], decision: Decision):
   if (decision !== 'prompt') return undefined
   const pending = segments.filter((s) => s.decision !== 'allow')
   const only = pending[0]
-  return pending.length === 1 && only?.source === 'default' ? proposeAmendment(only.argv) : undefined
+  return pending.length === 1 && only?.source === 'default' && !NO_AMENDMENT.has(only) ? proposeAmendment(only.argv) : undefined
 }
 
 function strictest(matches: readonly MatchedRule[], floor: Decision): Decision {

@@ -1,9 +1,11 @@
 /**
- * cordon exec policy: Codex-compatible `.rules` files, shell-script
- * splitting with tree-sitter-bash, heuristics for unmatched commands.
+ * cordon exec policy: Codex-compatible `.rules` files, shell scripts read
+ * as the shells read them (tree-sitter-bash for hints inside opaque ones),
+ * heuristics for unmatched commands.
  */
 export { createExecPolicy, warmUpExecPolicy, ExecPolicyOptionsSchema, type ExecPolicy, type ExecPolicyOptions } from './exec-policy.js'
 export type { DecideOptions } from './types.js'
+export { WorkspaceSchema, type Workspace } from './heuristics/redirections.js'
 export { loadPolicy, parsePolicy, mergePolicies, EMPTY_POLICY } from './rules/load.js'
 export { matchRules } from './rules/matcher.js'
 export { decideNetwork, normalizeHost, type NetworkDecision } from './rules/network-rule.js'
@@ -26,5 +28,6 @@ export {
   type Policy,
   type PrefixRule,
   type SegmentDecision,
+  type SegmentRedirect,
   type SourceLocation,
 } from './types.js'

@@ -3,6 +3,7 @@
  * policy, and the result of deciding a command. Everything here is plain
  * data so results can be logged, serialised and compared in tests.
  */
+import type { Workspace } from './heuristics/redirections.js'
 import type { ResolveOptions } from './shell/resolve-program.js'
 
 /** What the orchestrator should do before running a command. */
@@ -91,8 +92,27 @@ export interface MatchedRule {
  */
 export type DecisionSource = 'rule' | 'heuristic-safe' | 'heuristic-dangerous' | 'default'
 
+/** A redirection of a command in a shell script (`2>&1`, `> log`, `< in`): fd, operator, target. */
+export interface SegmentRedirect {
+  readonly fd: number
+  readonly op: '<' | '>' | '>>' | '>|' | '<>' | '<&' | '>&'
+  readonly target: string
+}
+
 export interface SegmentDecision {
   readonly argv: readonly string[]
+  /**
+   * The command's redirections, in order, when it has any. They are part of
+   * what runs: `cat x > a` and `cat x > /etc/b` share an argv, so anything
+   * that keys on a command (a session approval) must key on these too.
+   */
+  readonly redirects?: readonly SegmentRedirect[]
+  /**
+   * Indices of argv words that are globs (bash replaces them by the file
+   * names they match), when there are any: `bash -lc 'rm *.o'` and the argv
+   * `['rm', '*.o']` share an argv but not what runs.
+   */
+  readonly globs?: readonly number[]
   readonly decision: Decision
   readonly source: DecisionSource
   readonly matchedRules: readonly MatchedRule[]
@@ -124,4 +144,17 @@ export interface DecideOptions {
    * or writable PATH entry, or to a path `host_executable` does not list.
    */
   readonly resolve?: ResolveOptions
+  /**
+   * Where the command runs, for judging what its redirections write
+   * (heuristics/redirections.ts). Defaults to `resolve`'s cwd and writable
+   * roots; with neither, every redirection to a file is asked about.
+   */
+  readonly workspace?: Workspace
+  /**
+   * Variables the command runs with besides the sandbox's own (the
+   * orchestrator's request `env`). One that changes what a shell runs
+   * (`BASH_ENV`, `BASH_FUNC_…%%`, `ZDOTDIR`, `SHELLOPTS`, …: see
+   * shell/shell-environment.ts) makes every shell script opaque.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>
 }

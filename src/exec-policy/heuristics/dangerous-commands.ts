@@ -7,6 +7,7 @@
  */
 import { anyFlag, gitSubcommandIndex, hasShortFlag, isLongFlag, positionals } from './flags.js'
 import { basenameOf } from '../shell/program-name.js'
+import type { GlobPattern } from '../shell/glob-pattern.js'
 import { innerCommand } from '../shell/wrappers.js'
 
 type Check = (args: readonly string[]) => string | undefined
@@ -30,19 +31,39 @@ const CHECKS: ReadonlyMap<string, Check> = new Map<string, Check>([
   ...['reboot', 'shutdown', 'halt', 'poweroff'].map((n): [string, Check] => [n, () => 'stops the machine']),
 ])
 
-/** Why argv is destructive, or undefined. `argv[0]` may be a path; its basename is used. */
-export function dangerousReason(argv: readonly string[], depth = 0): string | undefined {
+/** Git subcommands whose arguments CHECKS looks at (dangerousGit). */
+const GIT_CHECKED = new Set(['push', 'reset', 'clean', 'checkout', 'restore', 'branch', 'stash', 'filter-branch', 'filter-repo', 'reflog'])
+
+type Globs = readonly (GlobPattern | undefined)[] | undefined
+
+/**
+ * Why argv is destructive, or undefined. `argv[0]` may be a path; its
+ * basename is used. A glob word (`globs[i]`) expands to whatever file names
+ * are there — `rm *` with a file named `-rf` is `rm -rf …` — so a glob in
+ * the arguments of a program the list checks makes it dangerous, except
+ * after a git subcommand the checks ignore (`git add *.ts`).
+ */
+export function dangerousReason(argv: readonly string[], globs?: Globs, depth = 0): string | undefined {
   const program = argv[0]
   if (program === undefined || depth > 4) return undefined
   const name = basenameOf(program)
   const args = argv.slice(1)
   if (MKFS.test(name)) return 'creates or rewrites a file system or partition table'
   // A shell with no script argument runs whatever arrives on stdin (`curl … | sh`).
-  if (SHELLS.has(name) && positionals(args).length === 0 && !args.includes('-c')) return 'shell reading commands from stdin'
+  if (SHELLS.has(name) && positionals(args).length === 0 && !args.some((a) => /^-[A-Za-z]*c/.test(a))) return 'shell reading commands from stdin'
   const own = CHECKS.get(name)?.(args)
   if (own) return own
-  const inner = innerCommand(argv)
-  return inner ? dangerousReason(inner, depth + 1) : undefined
+  if (globs && CHECKS.has(name) && globMatters(name, argv, globs)) return `${name} with a glob: the file names it expands to could be options or operands that make it destructive`
+  const inner = innerCommand(argv, globs)
+  return inner?.kind === 'argv' ? dangerousReason(argv.slice(inner.offset), globs?.slice(inner.offset), depth + 1) : undefined
+}
+
+function globMatters(name: string, argv: readonly string[], globs: NonNullable<Globs>): boolean {
+  const first = globs.findIndex((g) => g !== undefined)
+  if (first < 0) return false
+  if (name !== 'git') return true
+  const at = gitSubcommandIndex(argv)
+  return at < 0 || first <= at || GIT_CHECKED.has(argv[at] as string)
 }
 
 function recursive(args: readonly string[]): boolean {

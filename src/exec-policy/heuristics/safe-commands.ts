@@ -38,6 +38,15 @@ export function isKnownSafe(argv: readonly string[]): boolean {
   return filter !== undefined && filter(argv.slice(1))
 }
 
+/**
+ * Safe whatever its arguments are: a glob there (which expands to file names
+ * the command's author may have chosen, `-o` included) cannot make it write
+ * or run anything. Commands with a filter are not safe with a glob.
+ */
+export function isKnownSafeForAnyArguments(name: string): boolean {
+  return SAFE.get(name) === ANY
+}
+
 const GIT_READ_ONLY = new Set(['status', 'log', 'diff', 'show', 'branch'])
 /** `git branch` flags that only list. Anything else (a name, -d, -m, -u…) changes refs. */
 const BRANCH_LIST_FLAGS = /^(-a|-r|-v|-vv|-l|--list|--all|--remotes|--verbose|--show-current|--no-color|--color|--no-abbrev|--(format|sort|color|abbrev|contains|no-contains|merged|no-merged|points-at)=.*)$/

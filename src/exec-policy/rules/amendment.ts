@@ -17,6 +17,8 @@
  * - relative program paths (`./build.sh`): the file is whatever is there next time.
  */
 import { basenameOf } from '../shell/program-name.js'
+import { isShellName } from '../shell/shell-invocation.js'
+import { WRAPPERS as WRAPPER_GRAMMARS } from '../shell/wrapper-table.js'
 
 const INTERPRETER = /^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|perl[0-9.]*|ruby[0-9.]*|irb|php[0-9.]*|lua[0-9.]*|luajit|Rscript|R|osascript|pwsh|powershell|tclsh|wish|java|jshell|scala|groovy|swift|dotnet|erl|elixir|iex|julia|gawk|awk|mawk|nawk)$/
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'fish', 'csh', 'tcsh', 'busybox', 'cmd', 'cmd.exe'])
@@ -36,7 +38,7 @@ export function isAmendmentBanned(argv: readonly string[]): boolean {
   if (program === undefined) return true
   if (program.includes('/') && !program.startsWith('/')) return true
   const name = basenameOf(program)
-  return INTERPRETER.test(name) || SHELLS.has(name) || WRAPPERS.has(name) || TRAILING_CODE.has(name)
+  return INTERPRETER.test(name) || SHELLS.has(name) || isShellName(name) || WRAPPERS.has(name) || WRAPPER_GRAMMARS.has(name) || TRAILING_CODE.has(name)
 }
 
 /** The pattern to offer for argv, or undefined when banned. */

@@ -8,7 +8,7 @@
  * 1.2–1.4 s measured with the optimising compiler alone (`--no-liftoff`), the
  * order of the ~1 s reported in issue 11. So a worker thread compiles both modules (the web-tree-sitter
  * runtime and the tree-sitter-bash grammar), parses WARM_UP_SCRIPTS and walks
- * the trees the way the splitter does, and posts the two WebAssembly.Module
+ * the trees the way the hints for opaque scripts do, and posts the two WebAssembly.Module
  * objects back. A Module posted between threads of one process shares its
  * compiled code (V8 keeps one NativeModule per Module), so the main thread
  * instantiates code that is already compiled.
@@ -50,7 +50,7 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')
 const { readFileSync } = require('node:fs')
 
-/** Every node once, with the cursor calls the splitter makes (script-walker.ts, script-hints.ts). */
+/** Every node once, with the cursor calls a walk makes, and the calls script-hints.ts makes for opaque scripts. */
 function walk(root) {
   const cursor = root.walk()
   for (let i = 1; i < root.descendantCount; i++) {

@@ -1,22 +1,22 @@
 /**
- * Splits a shell script (the SCRIPT of `bash -lc SCRIPT`) into plain
- * commands using the tree-sitter-bash syntax tree, never regexes.
+ * Splits a shell script (the SCRIPT of `bash -lc SCRIPT`) into the simple
+ * commands it runs. script-reader.ts reads it the way the shell's tokenizer
+ * does; a script it refuses is opaque (the caller asks), and then the
+ * tree-sitter-bash tree supplies best-effort hints (script-hints.ts) so a
+ * `forbidden` rule on a command inside still fires.
  *
- * Accepted: commands made only of bare words and quoted strings without
- * expansions, joined by `&&`, `||`, `;`, `|` or newlines (tree-sitter gives
- * top-level statements separated by newlines as siblings, exactly like `;`),
- * plus comments. Anything else — redirections, `$()`/backticks, variables,
- * globs, brace or tilde expansion, subshells, control flow, functions,
- * background `&`, `X=1 cmd`, heredocs, parse errors — makes the script
- * opaque: the caller must treat it as one command that needs approval.
+ * Accepted: simple commands of words (quoted or not, globs in arguments),
+ * redirections to files and fd duplications, joined by `&&`, `||`, `;`, `|`
+ * or newlines, and comments. Refused: expansions (`$`, backticks, `~`,
+ * braces), subshells, control flow, functions, `&`, `X=1 cmd`, here-docs,
+ * and every form the supported shells read differently.
  */
-import type { Node, Parser, TreeCursor } from 'web-tree-sitter'
+import type { Node, Parser } from 'web-tree-sitter'
 import { collectHints } from './script-hints.js'
-import { grammarTables } from './grammar-tables.js'
-import { Walker } from './script-walker.js'
+import { readScript, type Operator, type ScriptCommand } from './script-reader.js'
 
 export type ScriptSplit =
-  | { readonly opaque: false; readonly commands: readonly (readonly string[])[] }
+  | { readonly opaque: false; readonly commands: readonly ScriptCommand[]; readonly operators: readonly Operator[] }
   /** `hints`: best-effort argv prefixes found inside, so a forbidden rule can still fire. */
   | { readonly opaque: true; readonly reason: string; readonly hints: readonly (readonly string[])[] }
 
@@ -62,37 +62,65 @@ export function splitScript(parser: Parser, script: string): ScriptSplit {
 
 function parseAndSplit(parser: Parser, script: string): ScriptSplit {
   if (script.length > MAX_SCRIPT_LENGTH) return { opaque: true, reason: 'script too long to analyse', hints: [] }
-  // tree-sitter-bash treats CR (and other controls) as blanks where bash keeps them in words:
-  // the argv we would decide would not be the argv that runs.
+  // bash keeps CR (and other controls) in words, tree-sitter-bash treats them as blanks, and the
+  // shells disagree on some (zsh's NUL handling, ksh's ^V): refused rather than modelled.
   if (CONTROL_CHARS.test(script)) return { opaque: true, reason: 'control character in script', hints: [] }
-  const tree = parser.parse(script)
-  if (!tree) return { opaque: true, reason: 'script could not be parsed', hints: [] }
-  try {
-    // One root Node for everything: each `tree.rootNode` is a wasm call and a new object.
-    const root = tree.rootNode
-    return root.hasError ? opaque('syntax error', root, script) : walk(root, script)
-  } finally {
-    tree.delete()
-  }
+  const read = readScript(script)
+  if (read.opaque) return { opaque: true, reason: read.reason, hints: hintsOf(parser, script) }
+  const why = builtinRefusal(read.commands)
+  return why === undefined ? read : { opaque: true, reason: why, hints: read.commands.map((c) => c.argv) }
 }
 
 /**
- * One tree cursor, re-pointed at each new root. Creating a TreeCursor and
- * deleting it again registers and unregisters it with a FinalizationRegistry,
- * about a microsecond: as much as a tenth of splitting a short script.
- * Splitting is synchronous, so the cursor is never in use twice at once.
+ * Builtins that change how the *rest of the script* runs (`hash -p ./evil
+ * git; git status` runs ./evil), or run commands of their own: a script
+ * using them is opaque, since deciding its commands one by one would decide
+ * the wrong programs. `r` is zsh's and ksh's "run a history line again"
+ * (found by the differential test: zsh and mksh never run a program `r`).
  */
-let cursor: TreeCursor | undefined
+const SHELL_STATE = new Set([
+  'hash', 'alias', 'unalias', 'enable', 'shopt', 'set', 'unset', 'source', '.', 'eval', 'trap', 'builtin', 'export', 'declare', 'typeset', 'local', 'readonly', 'coproc', 'function', 'fc', 'let', 'history',
+  // bash builtins that run a command string of their own: `mapfile -C cb`, `compgen -C cmd`, `jobs -x cmd`, `bind -x`
+  'mapfile', 'readarray', 'compgen', 'complete', 'compopt', 'jobs', 'bind',
+  // zsh and ksh
+  'r', 'hist', 'setopt', 'unsetopt', 'emulate', 'zmodload', 'autoload', 'disable', 'functions', 'unfunction', 'sched', 'zle', 'bindkey', 'integer', 'float', 'nameref', 'zpty', 'zcompile',
+])
 
-function walk(root: Node, script: string): ScriptSplit {
-  if (cursor) cursor.reset(root)
-  else cursor = root.walk()
-  const walker = new Walker(cursor, script, grammarTables(root.tree.language), root.descendantCount)
-  if (!walker.statements()) return opaque(walker.reason, root, script)
-  if (walker.commands.length === 0) return { opaque: true, reason: 'empty script', hints: [] }
-  return { opaque: false, commands: walker.commands }
+/**
+ * bash evaluates an array subscript in a variable-name argument, and a
+ * `$(…)` there runs: `test -v 'a[$(rm -rf src)]'` runs rm although every word
+ * is quoted. These builtins take variable names; a `$` or backtick in any of
+ * their arguments makes the script opaque.
+ */
+const NAME_TAKING = new Set(['test', 'printf', 'read', 'unset', 'wait', 'getopts', 'print', 'vared', 'zparseopts'])
+
+function builtinRefusal(commands: readonly ScriptCommand[]): string | undefined {
+  for (const { argv } of commands) {
+    const name = argv[0] as string
+    if (SHELL_STATE.has(name)) return `shell builtin '${name}' changes how the rest of the script runs`
+    if (NAME_TAKING.has(name) && argv.some((a) => a.includes('$') || a.includes('`'))) return `'${name}' with a '$' or backtick in an argument (bash evaluates array subscripts in variable names)`
+  }
+  return undefined
 }
 
-function opaque(reason: string, root: Node, src: string): ScriptSplit {
-  return { opaque: true, reason, hints: collectHints(root, src) }
+/**
+ * tree-sitter's error recovery is superlinear and runs on the caller's
+ * thread: a 25 KB pipeline ending in `|` took 2 s, 50 KB 8 s, and 64 KB
+ * aborted the wasm module for the rest of the process. Longer scripts get
+ * no hints: they are opaque and asked all the same, only a `forbidden` rule
+ * on a command inside no longer fires.
+ */
+const MAX_HINTED_LENGTH = 4 * 1024
+
+/** Plain command prefixes inside a script we refused, from the tree-sitter tree (best effort; they only make decisions stricter). */
+function hintsOf(parser: Parser, script: string): readonly (readonly string[])[] {
+  if (script.length > MAX_HINTED_LENGTH) return []
+  const tree = parser.parse(script)
+  if (!tree) return []
+  try {
+    const root: Node = tree.rootNode
+    return collectHints(root, script)
+  } finally {
+    tree.delete()
+  }
 }

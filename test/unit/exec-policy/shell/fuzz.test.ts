@@ -95,12 +95,14 @@ describe('fuzzing the shell splitter', () => {
       for (let j = 0; j < n; j++) script += (pieces[Math.floor(rand() * pieces.length)] as string) + (rand() < 0.6 ? ' ' : '')
       const split = splitScript(parser, script)
       if (split.opaque) continue
-      // Without quoting in the input, a plain split can only contain words made of plain pieces.
+      // Without quoting in the input, a plain split can only contain words made of plain pieces;
+      // a glob character only in a word marked as a glob.
       if (!/["'\\]/.test(script)) {
-        for (const argv of split.commands) {
-          for (const word of argv) {
-            expect(word, JSON.stringify(script)).not.toMatch(/[$`*?<>()&|;]|^~|\{[^}]*,[^}]*\}/)
-          }
+        for (const { argv, globs } of split.commands) {
+          argv.forEach((word, i) => {
+            expect(word, JSON.stringify(script)).not.toMatch(/[$`<>()&|;]|^~|\{[^}]*,[^}]*\}/)
+            if (/[*?[]/.test(word)) expect(globs?.[i], JSON.stringify(script)).toBeDefined()
+          })
         }
       }
     }

@@ -1,9 +1,10 @@
 /**
- * Issue 11, bug 5: tree-sitter-bash reads `-3` in `git log -3` (and `-5`,
- * `-1`, `010`, `0x1F`, `10#5`) as a `number` node. In an argument bash gives
- * those no meaning, so they are plain words; what bash does expand around
- * them (`$((…))`, `$n`, `10#${x}`, globs, braces) stays opaque. Every plain
- * split is checked against what bash itself passes.
+ * Issue 11, bug 5: `-3` in `git log -3` (and `-5`, `-1`, `010`, `0x1F`,
+ * `10#5`) is a plain word to bash, so it is to the splitter (tree-sitter-bash
+ * read these as `number` nodes; script-reader.ts reads words as bash does).
+ * What bash does expand around them (`$((…))`, `$n`, `10#${x}`, braces)
+ * stays opaque, and a glob is marked as one. Every plain split is checked
+ * against what bash itself passes.
  */
 import { execFileSync } from 'node:child_process'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -43,27 +44,39 @@ describe('numbers in arguments are plain words', () => {
     ['7 -5', ['7', '-5']],
   ])('%j', (script, expected) => {
     const split = splitScript(parser, script)
-    expect(split).toEqual({ opaque: false, commands: [expected] })
+    expect(split).toEqual({ opaque: false, commands: [{ argv: expected }], operators: [] })
     expect(bashWords(script)).toEqual(expected)
   })
 })
 
 describe('what bash expands stays opaque', () => {
   it.each([
-    ['head -$n f', 'simple_expansion'],
-    ['head -$((n + 1)) f', 'arithmetic_expansion'],
-    ['echo $((1+2))', 'arithmetic_expansion'],
-    ['echo 10#${x}', 'expansion in number'],
-    ['echo 0x1#$(id)', 'expansion in number'],
-    ['echo 10#$x', 'syntax error'],
-    ['echo 5[1]', 'expansion in word'],
-    ['echo -5*', 'expansion in word'],
-    ['echo 3{1..2}', 'brace_expression'],
-    ['head -5 f > out', 'redirected_statement'],
-    ['echo 2>&1', 'redirected_statement'],
+    ['head -$n f', 'expansion ($)'],
+    ['head -$((n + 1)) f', 'expansion ($)'],
+    ['echo $((1+2))', 'expansion ($)'],
+    ['echo 10#${x}', 'expansion ($)'],
+    ['echo 0x1#$(id)', 'expansion ($)'],
+    ['echo 3{1..2}', 'brace expansion'],
+    ['echo 12>out', 'fd number 12'],
   ])('%j', (script, reason) => {
     const split = splitScript(parser, script)
     expect(split.opaque && split.reason).toContain(reason)
+  })
+
+  it.each([
+    ['echo 5[1]', 1],
+    ['echo -5*', 1],
+  ])('%j: a glob word', (script, at) => {
+    const split = splitScript(parser, script)
+    expect(split.opaque).toBe(false)
+    expect(!split.opaque && split.commands[0]?.globs?.[at]?.word).toBe(script.split(' ')[at])
+  })
+
+  it.each([
+    ['head -5 f > out', { argv: ['head', '-5', 'f'], redirects: [{ fd: 1, op: '>', target: 'out' }] }],
+    ['echo 2>&1', { argv: ['echo'], redirects: [{ fd: 2, op: '>&', target: '1' }] }],
+  ])('%j: a redirection, not an argument', (script, command) => {
+    expect(splitScript(parser, script)).toEqual({ opaque: false, commands: [command], operators: [] })
   })
 })
 
@@ -87,8 +100,8 @@ describe('decisions', () => {
 
   it('rules see numeric arguments, also inside an opaque script', () => {
     expect(exec.decide(['bash', '-lc', 'kill -9 1']).decision).toBe('forbidden')
-    const hidden = exec.decide(['bash', '-lc', 'kill -9 1 > /dev/null'])
-    expect(hidden).toMatchObject({ decision: 'forbidden', opaque: true })
+    expect(exec.decide(['bash', '-lc', 'kill -9 1 > /dev/null'])).toMatchObject({ decision: 'forbidden', opaque: false })
+    expect(exec.decide(['bash', '-lc', 'kill -9 $(pgrep x)'])).toMatchObject({ decision: 'forbidden', opaque: true })
   })
 
   it('an arithmetic argument still needs approval', () => {

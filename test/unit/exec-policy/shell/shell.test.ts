@@ -38,7 +38,7 @@ describe('the grammar', () => {
 
 const commandsOf = (script: string): readonly (readonly string[])[] | string => {
   const split = splitScript(parser, script)
-  return split.opaque ? `opaque: ${split.reason}` : split.commands
+  return split.opaque ? `opaque: ${split.reason}` : split.commands.map((c) => c.argv)
 }
 
 describe('splitting plain scripts', () => {
@@ -60,42 +60,104 @@ describe('splitting plain scripts', () => {
 
 describe('anything else is opaque', () => {
   it.each([
-    ['echo $(id)', 'command_substitution'],
-    ['echo `id`', 'command_substitution'],
-    ['echo "$HOME"', 'simple_expansion in string'],
-    ['echo $HOME', 'simple_expansion'],
-    ['echo ${HOME}', 'expansion'],
-    ['echo "$"', 'in string'],
-    ["echo $'\\x41'", 'ansi_c_string'],
-    ['X=1 git status', 'variable_assignment in command'],
-    ['export X=1', 'declaration_command'],
-    ['ls > out', 'redirected_statement'],
-    ['ls 2>/dev/null', 'redirected_statement'],
-    ['cat <<EOF\nhi\nEOF', 'redirected_statement'],
-    ['cat <<< hi', 'herestring_redirect'],
-    ['diff <(ls a) <(ls b)', 'process_substitution'],
+    ['echo $(id)', 'expansion ($)'],
+    ['echo `id`', 'command substitution'],
+    ['echo "$HOME"', 'expansion ($) in double quotes'],
+    ['echo $HOME', 'expansion ($)'],
+    ['echo "$"', 'in double quotes'],
+    ["echo $'\\x41'", 'expansion ($)'],
+    ['X=1 git status', 'assignment'],
+    ['export X=1', "builtin 'export'"],
+    ['cat <<EOF\nhi\nEOF', 'here-document'],
+    ['cat <<< hi', 'here-string'],
+    ['diff <(ls a) <(ls b)', 'process substitution'],
     ['(cd x && ls)', 'subshell'],
-    ['{ ls; }', 'compound_statement'],
+    ['{ ls; }', "'{'"],
     ['sleep 1 &', "operator '&'"],
     ['a |& b', "operator '|&'"],
-    ['if true; then ls; fi', 'if_statement'],
-    ['for f in a; do ls; done', 'for_statement'],
-    ['f() { ls; }; f', 'function_definition'],
-    ['! ls', 'negated_command'],
-    ['[[ -f x ]]', 'test_command'],
-    ['ls *.ts', 'expansion in word'],
-    ['ls file?', 'expansion in word'],
-    ['ls [ab]', 'expansion in word'],
-    ['echo {a,b}', 'expansion in word'],
-    ['echo {1..3}', 'brace_expression'],
-    ['cat ~/.ssh/id_rsa', 'expansion in word'],
-    ['make DIR=~/x', 'expansion in word'],
-    ['echo $((1+1))', 'arithmetic_expansion'],
-    ['ls "unterminated', 'syntax error'],
+    ['ls &> out', "operator '&'"],
+    ['ls >&out', "only a single-digit fd or '-'"],
+    ['ls 1>&2>&2', 'straight before another redirection'],
+    ['if true; then ls; fi', "reserved word 'if'"],
+    ['for f in a; do ls; done', "reserved word 'for'"],
+    ['f() { ls; }; f', 'subshell, function'],
+    ['! ls', "reserved word '!'"],
+    ['[[ -f x ]]', "reserved word '[['"],
+    ['[ -f x ]', "unclosed '['"],
+    ['*.sh', 'glob in the program name'],
+    ['ls > *.txt', 'glob in a redirection target'],
+    ['echo {a,b}', 'brace expansion'],
+    ['echo {1..3}', 'brace expansion'],
+    ['cat ~/.ssh/id_rsa', 'tilde expansion'],
+    ['make DIR=~/x', 'tilde expansion'],
+    ['echo $((1+1))', 'expansion ($)'],
+    ['ls "unterminated', 'unterminated double quote'],
+    ['ls \\', 'backslash at the end'],
     ['', 'empty script'],
     ['# only a comment', 'empty script'],
+    ['a ;; b', "';;'"],
+    ['a &&', "nothing after '&&'"],
+    ['; a', 'empty command'],
+    ['> out', 'redirection without a command'],
+    ['%1', 'job spec'],
+    ['ls =rm', "starting with '='"],
+    ['ls a}', "unmatched '}'"],
+    ['test -v \'a[$(rm -rf src)]\'', 'evaluates array subscripts'],
+    ['r ls', "builtin 'r'"],
   ])('%j', (script, reason) => {
     expect(commandsOf(script)).toContain(reason)
+  })
+})
+
+describe('the splitter reads a script as bash does (issue 13 §1)', () => {
+  it.each([
+    ['a line starting with an escaped character is a new command', 'ls\n\\rm -rf src'],
+    ['a line continuation inside the program name', 'r\\\nm -rf src'],
+    ['a continuation between quoted parts of the name', "r\\\n'm' -rf src"],
+    ['a continuation right after an operator', 'ls &&\\\nrm -rf src'],
+    ['a comment ends at the newline even after a backslash', 'ls # c \\\nrm -rf src'],
+    ['an argument after a redirection target is an argument', 'ls > /dev/null rm; rm x'],
+  ])('%s', (_name, script) => {
+    const result = exec.decide(['bash', '-lc', script])
+    expect(result).toMatchObject({ decision: 'forbidden', opaque: false })
+  })
+
+  it('the argv decided is the argv bash passes', () => {
+    expect(exec.decide(['bash', '-lc', 'ls\n\\rm -rf src']).segments.map((s) => s.argv)).toEqual([['ls'], ['rm', '-rf', 'src']])
+    expect(exec.decide(['bash', '-lc', 'echo a\\\n#b']).segments.map((s) => s.argv)).toEqual([['echo', 'a#b']])
+    expect(exec.decide(['bash', '-lc', 'ls a > f b']).segments.map((s) => s.argv)).toEqual([['ls', 'a', 'b']])
+  })
+
+  it.each([
+    ['a job spec runs fg', '%1'],
+    ["zsh's and ksh's r re-runs a history line", 'r'],
+    ['bash evaluates a $(…) in an array subscript of a variable name', "test -v 'a[$(rm -rf src)]'"],
+    ['no-break space is not a blank to bash', 'ls\u00a0-la'],
+  ])('%s: not decided as a plain command', (_name, script) => {
+    const result = exec.decide(['bash', '-lc', JSON.parse(`"${script}"`)])
+    expect(result.decision).not.toBe('allow')
+  })
+})
+
+describe('long scripts (issue 13 §8)', () => {
+  const chain = (op: string, n: number) => Array.from({ length: n }, () => 'ls').join(op)
+
+  // The reader has no recursion: a chain of any length is read, never a RangeError, never "too deep".
+  it.each(['&&', '||', ';', '|'])('15,000 commands chained with %s are decided, one segment each', (op) => {
+    const script = chain(op, 15_000)
+    expect(script.length).toBeLessThan(64 * 1024)
+    const result = exec.decide(['bash', '-lc', script])
+    expect(result).toMatchObject({ decision: 'allow', opaque: false })
+    expect(result.segments).toHaveLength(15_000)
+    expect(exec.decide(['bash', '-lc', `${script}${op}rm x`]).decision).toBe('forbidden')
+  })
+
+  it('a long opaque script is asked at once: tree-sitter (superlinear on errors) only reads short ones for hints', () => {
+    const started = performance.now()
+    const result = exec.decide(['bash', '-lc', `${chain(' | ', 12_000)} |`])
+    expect(result).toMatchObject({ decision: 'prompt', opaque: true })
+    expect(performance.now() - started).toBeLessThan(1000)
+    expect(exec.decide(['bash', '-lc', 'rm -rf src $(x)']).decision).toBe('forbidden') // the parser still works
   })
 })
 
@@ -107,8 +169,8 @@ describe('smuggling a second command', () => {
     ['newline', ['bash', '-lc', 'git status\nrm -rf /'], 'forbidden', false],
     ['$() inside an argument', ['bash', '-lc', 'git status $(rm -rf /)'], 'forbidden', true],
     ['backticks', ['bash', '-lc', 'echo `rm -rf /`'], 'forbidden', true],
-    ['redirection hides rm', ['bash', '-lc', 'rm -rf / > /dev/null'], 'forbidden', true],
-    ['redirection on an allowed command', ['bash', '-lc', 'git status > .git/hooks/pre-commit'], 'prompt', true],
+    ['redirection hides rm', ['bash', '-lc', 'rm -rf / > /dev/null'], 'forbidden', false],
+    ['redirection on an allowed command', ['bash', '-lc', 'git status > .git/hooks/pre-commit'], 'prompt', false],
     ['nested bash -c', ['bash', '-lc', 'bash -c "rm -rf /"'], 'forbidden', false],
     ['nested sh -c with a substitution', ['bash', '-lc', "sh -c 'ls $(id)'"], 'prompt', true],
     ['triple nesting', ['bash', '-lc', "bash -c \"bash -c 'bash -c ls'\""], 'prompt', true],
@@ -149,15 +211,16 @@ describe('smuggling a second command', () => {
     const planted = exec.decide(['./bash', '-lc', 'ls'])
     expect(planted.decision).toBe('prompt')
     expect(planted.segments[0]?.argv).toEqual(['./bash', '-lc', 'ls'])
-    expect(exec.decide(['bash', '-lc', 'ls', 'extra-arg0']).decision).toBe('prompt')
+    // Words after the script are $0, $1…: the script is still `ls` (issue 13 §2).
+    expect(exec.decide(['bash', '-lc', 'ls', 'extra-arg0']).decision).toBe('allow')
     expect(exec.decide(['bash', '-x', 'ls']).decision).toBe('prompt')
   })
 
   it('an opaque script never gets an "always allow" suggestion', () => {
-    const result = exec.decide(['bash', '-lc', 'cargo build > log'])
+    const result = exec.decide(['bash', '-lc', 'cargo build $(cat flags)'])
     expect(result).toMatchObject({ decision: 'prompt', opaque: true, source: 'default' })
     expect(result.proposedAmendment).toBeUndefined()
-    expect(result.segments[0]?.reason).toContain('redirected_statement')
+    expect(result.segments[0]?.reason).toContain('expansion ($)')
   })
 
   it('repeated decisions give equal results (the split cache is not mutated)', () => {
