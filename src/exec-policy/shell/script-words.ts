@@ -27,8 +27,12 @@ const RESERVED = new Set([
   'repeat', 'foreach', 'end', 'always', 'nocorrect',
 ])
 
-/** `NAME=`, `NAME+=`, `NAME[` at the start of a command: an assignment, not a program. */
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\+?=|\[)/
+/**
+ * `NAME=`, `NAME+=`, `NAME[` at the start of a command: an assignment, not a
+ * program. Letters are any script's: zsh takes `ïx=1` as an assignment in a
+ * UTF-8 locale where bash runs a program `ïx=1` (npm run fuzz, seed 156631336).
+ */
+const ASSIGNMENT = /^[\p{L}_][\p{L}\p{N}_]*(\+?=|\[)/u
 /** `{`…`,` or `..`…`}` unquoted: brace expansion (bash, zsh, ksh; dash leaves it). */
 const BRACE_EXPANSION = /\{[^]*(,|\.\.)[^]*\}/
 const NAMED_FD = /^\{[A-Za-z_][A-Za-z0-9_]*\}$/

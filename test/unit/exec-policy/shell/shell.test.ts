@@ -67,6 +67,7 @@ describe('anything else is opaque', () => {
     ['echo "$"', 'in double quotes'],
     ["echo $'\\x41'", 'expansion ($)'],
     ['X=1 git status', 'assignment'],
+    ['ïx=1 git status', 'assignment'],
     ['export X=1', "builtin 'export'"],
     ['cat <<EOF\nhi\nEOF', 'here-document'],
     ['cat <<< hi', 'here-string'],
