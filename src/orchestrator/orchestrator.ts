@@ -281,7 +281,12 @@ class OrchestratorImpl implements Orchestrator {
 
   private decide(policy: ExecPolicy, command: readonly string[], cwd: string, req: ExecRequestParsed): CommandDecision {
     const PATH = req.env?.PATH ?? (this.base.env as Record<string, string | undefined> | undefined)?.PATH ?? process.env.PATH ?? ''
-    return policy.decide(command, { resolve: { PATH, cwd, writableRoots: this.writeRoots() } })
+    // The workspace lets a redirection into a write root (or /dev/null, an fd
+    // duplication) decide like a plain word instead of making the script
+    // opaque; a target outside it, or on a protected path, still asks.
+    const facts = this.facts.get()
+    const workspace = { cwd, writableRoots: facts.writeRoots, protectedPaths: facts.report?.filesystem.protected ?? [] }
+    return policy.decide(command, { resolve: { PATH, cwd, writableRoots: facts.writeRoots }, workspace, ...(req.env ? { env: req.env } : {}) })
   }
 
   /** The profile's write roots (base-facts.ts): a PATH entry inside one cannot be trusted to name a program. */

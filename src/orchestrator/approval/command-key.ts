@@ -37,9 +37,16 @@ export function sha256(text: string): string {
 }
 
 /** The one command a non-opaque, single-command script runs; otherwise the exact argv. */
+/**
+ * The one plain command a script runs, else the exact argv. A segment with
+ * redirections or globs keys on the exact argv too: `cat x > /a` and
+ * `cat x > /b` share an argv, and approving one must not answer the other.
+ */
 function commandOf(f: RunFacts): readonly string[] {
   const segments = f.decision.segments
-  return !f.decision.opaque && segments.length === 1 ? (segments[0]?.argv ?? f.command) : f.command
+  const only = !f.decision.opaque && segments.length === 1 ? segments[0] : undefined
+  if (!only || only.redirects?.length || only.globs?.length) return f.command
+  return only.argv
 }
 
 function envOf(env: RunFacts['env']): [string, string][] | null {

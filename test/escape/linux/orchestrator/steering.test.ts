@@ -172,7 +172,7 @@ describeEscape('orchestrator steering (issue 13)', (identity: Identity, mode) =>
     execFileSync('git', ['init', '-q', w.work])
     execFileSync('git', ['init', '-q', join(w.work, 'sub')])
     execFileSync('chown', ['-R', `${identity.uid}:${identity.gid}`, w.work])
-    const r = await run({ options: { sandbox: sandbox(w.work), approvalMode: 'on-failure', escalateOnFailure: false }, requests: [{ command: sh('echo "[core] fsmonitor = x" >> sub/.git/config') }] })
+    const r = await run({ options: { sandbox: sandbox(w.work), approvalMode: 'on-failure', escalateOnFailure: false }, requests: [{ command: sh('echo "[core] fsmonitor = x" | tee -a sub/.git/config') }] })
     expect(r.error).toBeUndefined()
     const a = r.outcomes[0]!.attempts[0]!
     if (mode === 'namespaces') {
