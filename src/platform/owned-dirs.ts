@@ -35,6 +35,7 @@
 import { chmodSync, closeSync, constants, fchmodSync, fstatSync, mkdtempSync, openSync, readFileSync, readdirSync, readlinkSync, rmdirSync, unlinkSync, writeSync } from 'node:fs'
 import { open, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { standardFdsOpen } from './std-fds.js'
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_WRONLY, O_CREAT, O_EXCL } = constants
 /** Linux O_PATH (not exported by node:fs): a descriptor that names an inode without opening it. */
@@ -225,23 +226,6 @@ export function makeOwnedTempDir(parent: string, prefix: string): string {
     })
   }
   return dir
-}
-
-/**
- * Descriptors 0, 1 and 2 must be open before cordon opens any of its own
- * (the sweep holds some while a command may be starting): one that landed
- * there would be handed to a command that inherits the caller's stdio. A
- * closed one is pointed at /dev/null (as launch/zygote.ts does).
- */
-function standardFdsOpen(): void {
-  for (let fd = 0; fd <= 2; fd++) {
-    try {
-      fstatSync(fd)
-    } catch {
-      const opened = openSync('/dev/null', fd === 0 ? 'r' : 'w')
-      if (opened !== fd) closeSync(opened) // opened meanwhile by someone else: fine too
-    }
-  }
 }
 
 /** Remove a directory made by makeOwnedTempDir (never throws). True when it is gone. */

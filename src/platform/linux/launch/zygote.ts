@@ -14,7 +14,6 @@
  * (tens of microseconds; Node's own spawn blocks until its child has
  * exec'd). Exits arrive as "pid waitstatus" lines.
  */
-import { closeSync, fstatSync, openSync } from 'node:fs'
 import { constants } from 'node:os'
 import { SetupError } from '../../../errors.js'
 import type { NativeFdReader } from '../../../native/binding.js'
@@ -22,6 +21,7 @@ import { loadNative } from '../../../native/load.js'
 import { fromNativeError } from '../../../native/native-error.js'
 import { signalName } from '../../../native/errno.js'
 import { WIRE } from './wire.js'
+import { standardFdsOpen } from '../../std-fds.js'
 
 /** How long a request may wait for the zygote's reply before it counts as gone. */
 const REPLY_TIMEOUT_MS = 10_000
@@ -203,23 +203,6 @@ const zygotes = new Map<string, Zygote>()
 function identity(): string {
   const groups = process.getgroups?.() ?? []
   return [process.getuid?.(), process.geteuid?.(), process.getgid?.(), process.getegid?.(), [...groups].sort((a, b) => a - b).join(',')].join(':')
-}
-
-/**
- * Descriptors 0, 1 and 2 must be open before cordon makes any of its own:
- * otherwise one of them could land there and be handed to a command that
- * inherits the caller's stdio. A closed one is pointed at /dev/null, which
- * is what it reads as for the caller anyway.
- */
-function standardFdsOpen(): void {
-  for (let fd = 0; fd <= 2; fd++) {
-    try {
-      fstatSync(fd)
-    } catch {
-      const opened = openSync('/dev/null', fd === 0 ? 'r' : 'w')
-      if (opened !== fd) closeSync(opened) // fd was opened meanwhile by someone else: fine too
-    }
-  }
 }
 
 /** The zygote for this launcher binary and this identity, started on first use (and again if it died). */
