@@ -12,7 +12,11 @@
  *   or are trusted later (`.config`, `.local`, `.ssh`, `.gnupg`, `.cordon`,
  *   `.codex`, `.profile.d`…);
  * - a system directory or anything in one (`/etc`, `/usr`, `/var`, `/run`:
- *   the session's sockets, …);
+ *   the session's sockets, …) — except, in `/var`, `/opt` and `/srv`, a
+ *   directory a non-root caller owns (a project in `/var/www/me`, a CI
+ *   work dir in `/var/lib/ci/job-1`): the caller can write there anyway,
+ *   and nothing of the system's lives in it. A root caller owns every
+ *   system directory, so for root ownership proves nothing;
  * - a shared temp directory itself, or a directory in one that is not the
  *   caller's (in namespace mode the retry binds the *host's* directory);
  * - a directory that holds a path the attempt protected (`.git/hooks`,
@@ -41,6 +45,8 @@ export interface RootGuard {
 
 const SYSTEM_DIRS = ['/etc', '/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/boot', '/proc', '/sys', '/dev', '/var', '/opt', '/srv', '/run', '/snap', '/root']
 const SHARED_TMP = ['/tmp', '/var/tmp', '/dev/shm']
+/** System directories where a user may own a directory of their own (never `/etc`, `/usr`, `/run`…). */
+const USER_OWNABLE = ['/var', '/opt', '/srv']
 /** In a home: configuration, code on PATH, keys, cordon's and Codex's own rules. */
 const HOME_KEEP = ['.config', '.local', '.ssh', '.gnupg', '.cordon', '.codex', '.profile.d', '.bashrc.d', '.git', '.gitconfig', '.pki', '.mozilla', '.cargo/bin']
 
@@ -59,10 +65,12 @@ export function refusedRoot(root: string, kind: 'write' | 'read', e: Enforcement
   if (home) return `${what} would cover the home directory ${home} (shell startup files, rules files, keys): never proposed from a denial`
   const kept = homes.flatMap((h) => HOME_KEEP.map((k) => resolve(h, k))).find((k) => isUnder(root, k) || isUnder(k, root))
   if (kept) return `${what} would cover ${kept}, where programs keep configuration and code they run later: never proposed from a denial`
+  const uid = guard.uid ?? process.getuid?.() ?? -1
   const inShared = SHARED_TMP.find((t) => isUnder(root, t))
-  if (inShared && kind === 'write' && !ownedBy(root, guard.uid ?? process.getuid?.() ?? -1)) return `${what} is another user's directory in the shared ${inShared}: never proposed`
+  if (inShared && kind === 'write' && !ownedBy(root, uid)) return `${what} is another user's directory in the shared ${inShared}: never proposed`
   const system = SYSTEM_DIRS.find((s) => isUnder(root, s))
-  if (system && !inShared) return `${what} lies in the system directory ${system}: never proposed from a denial`
+  const usersOwn = system !== undefined && root !== system && USER_OWNABLE.includes(system) && uid !== 0 && ownedBy(root, uid)
+  if (system && !inShared && !usersOwn) return `${what} lies in the system directory ${system}: never proposed from a denial`
   const prot = e.filesystem.protected.find((p) => isUnder(p, root))
   if (kind === 'write' && prot) return `${what} would hold the protected path ${prot}, which stays read-only: never proposed`
   const rules = (guard.rulesFiles ?? []).find((f) => isUnder(f, root))
@@ -70,9 +78,11 @@ export function refusedRoot(root: string, kind: 'write' | 'read', e: Enforcement
   return undefined
 }
 
+/** `dir` exists, is a directory (not a file such as a crontab or a mailbox) and `uid` owns it. */
 function ownedBy(dir: string, uid: number): boolean {
   try {
-    return statSync(dir).uid === uid
+    const st = statSync(dir)
+    return st.isDirectory() && st.uid === uid
   } catch {
     return false
   }

@@ -7,7 +7,7 @@
  * a shared temp dir, another user's directory, a protected path or a rules
  * file.
  */
-import { chownSync, mkdirSync } from 'node:fs'
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { refusedRoot } from '../../../../src/orchestrator/escalation/root-guard.js'
@@ -15,6 +15,9 @@ import { scopeOf } from '../../../../src/orchestrator/escalation/scope.js'
 import type { Script } from '../fake-sandbox.js'
 import { enforcementFor } from '../fake-sandbox.js'
 import { dir, rulesFile, setup } from '../harness.js'
+import { itWhere, unless } from '../../../helpers/requirements.js'
+
+const asRoot = unless(process.getuid?.() === 0, `the test process is not root (uid ${process.getuid?.()}): giving a directory to another user needs root`)
 
 /** Attempt 1 "fails" with a line the command printed; any wider attempt succeeds. */
 const says = (line: string): Script => ({ options }) => ((options.write?.length ?? 0) > 0 ? { stdout: 'widened' } : { exitCode: 1, stderr: `${line}\n` })
@@ -67,12 +70,37 @@ describe('forged denials never propose a root that reaches too far', () => {
     expect(o.escalation?.refused.join('\n')).toMatch(/would hold the protected path .*\.git\/hooks/)
   })
 
-  it.runIf(process.getuid?.() === 0)("another user's directory in a shared temp dir is never proposed", () => {
+  itWhere(asRoot, "another user's directory in a shared temp dir is never proposed", () => {
     const theirs = dir('theirs')
     chownSync(theirs, 65534, 65534)
     const e = enforcementFor({}, '/nonexistent-ws')
     expect(refusedRoot(theirs, 'write', e, { homes: [home] })).toMatch(/another user's directory in the shared \/tmp/)
     expect(refusedRoot(dir('mine'), 'write', e, { homes: [home] })).toBeUndefined()
+  })
+})
+
+describe('a directory of their own in /var, /opt or /srv', () => {
+  // A non-root caller's own directory under /var (a CI work dir, /var/www/me)
+  // holds nothing of the system's: it may be proposed. Root owns every system
+  // directory, so for root it never is; a file the caller owns (a crontab, a
+  // mailbox) is not a directory of their own.
+  itWhere(asRoot, 'is proposed for its non-root owner only, and only a directory', () => {
+    const mine = mkdtempSync('/var/lib/cordon-guard-')
+    try {
+      const e = enforcementFor({}, '/nonexistent-ws')
+      chownSync(mine, 65534, 65534)
+      writeFileSync(join(mine, 'mailbox'), '')
+      chownSync(join(mine, 'mailbox'), 65534, 65534)
+      expect(refusedRoot(mine, 'write', e, { homes: [home], uid: 65534 })).toBeUndefined()
+      expect(refusedRoot(mine, 'write', e, { homes: [home], uid: 1234 })).toMatch(/system directory \/var/)
+      expect(refusedRoot(join(mine, 'mailbox'), 'write', e, { homes: [home], uid: 65534 })).toMatch(/system directory \/var/)
+      chownSync(mine, 0, 0)
+      expect(refusedRoot(mine, 'write', e, { homes: [home], uid: 0 })).toMatch(/system directory \/var/)
+      expect(refusedRoot('/var/lib', 'write', e, { homes: [home], uid: 65534 })).toMatch(/system directory \/var/)
+      expect(refusedRoot('/etc', 'write', e, { homes: [home], uid: 65534 })).toMatch(/system directory \/etc/)
+    } finally {
+      rmSync(mine, { recursive: true, force: true })
+    }
   })
 })
 
