@@ -6,7 +6,8 @@
  * One table row per syscall: the *at, f* and l* variants differ only in
  * where the object comes from (a path relative to a dirfd, an fd, whether a
  * trailing symlink is followed), which the row says; the call itself is one
- * of five kinds. The kernel's own argument checks are kept where they decide
+ * of seven kinds (the two newest: a file's attribute flags — chattr(1)'s
+ * nodump, noatime, sync… — set through ioctl(2) or file_setattr(2)). The kernel's own argument checks are kept where they decide
  * between an error and an action (flags, sizes); the rest — permission,
  * ownership, values — is left to the kernel when the supervisor performs the
  * call with the command's credentials.
@@ -15,9 +16,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/fs.h>
 #include <linux/limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -36,6 +39,9 @@
 #ifndef __NR_removexattrat
 #define __NR_removexattrat 466
 #endif
+#ifndef __NR_file_setattr
+#define __NR_file_setattr 469 /* Linux 6.17 */
+#endif
 
 /* The filter kills any other architecture (its bad-arch action): a
  * notification from one would be a filter we did not compile. */
@@ -47,7 +53,7 @@
 #error "cordon: the metadata filter needs this architecture's AUDIT_ARCH"
 #endif
 
-enum md_kind { K_CHMOD, K_CHOWN, K_UTIME, K_UTIMES, K_UTIMENS, K_SETXATTR, K_SETXATTRAT, K_REMOVEXATTR };
+enum md_kind { K_CHMOD, K_CHOWN, K_UTIME, K_UTIMES, K_UTIMENS, K_SETXATTR, K_SETXATTRAT, K_REMOVEXATTR, K_IOCTL, K_FILE_SETATTR };
 
 #define NONE (-1)
 #define AT_OK (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) /* flags the *at calls below accept */
@@ -86,6 +92,10 @@ static const struct md_syscall calls[] = {
   {__NR_lremovexattr, K_REMOVEXATTR, NONE, 0, NONE, 0, 0, 1},
   {__NR_fremovexattr, K_REMOVEXATTR, 0, NONE, NONE, 1, 0, 1},
   {__NR_removexattrat, K_REMOVEXATTR, 0, 1, 2, 1, 0, 3},
+  /* Only FS_IOC_SETFLAGS and FS_IOC_FSSETXATTR reach the supervisor (the
+   * filter compares the command word): every other ioctl runs untouched. */
+  {__NR_ioctl, K_IOCTL, 0, NONE, NONE, 1, 0, 1},
+  {__NR_file_setattr, K_FILE_SETATTR, 0, 1, 4, 1, 0, 2},
 };
 
 /* The kernel's argument structs on a 64-bit architecture. */
@@ -93,6 +103,8 @@ struct k_utimbuf { int64_t actime, modtime; };
 struct k_timeval { int64_t sec, usec; };
 struct k_timespec { int64_t sec, nsec; };
 struct k_xattr_args { uint64_t value; uint32_t size, flags; }; /* setxattrat, XATTR_ARGS_SIZE_VER0 */
+/* file_setattr(2)'s struct file_attr, FILE_ATTR_SIZE_VER0 (Linux 6.17). */
+struct k_file_attr { uint64_t xflags; uint32_t extsize, nextents, projid, cowextsize; };
 
 /* Where (md_call) and what: the supervisor's own copies of everything. */
 struct op {
@@ -105,6 +117,10 @@ struct op {
   char name[XATTR_NAME_MAX + 1];
   size_t size;
   int xflags;
+  unsigned cmd;          /* K_IOCTL: FS_IOC_SETFLAGS or FS_IOC_FSSETXATTR */
+  int attr_flags;        /* FS_IOC_SETFLAGS: an int, whatever the macro's `long` says */
+  struct fsxattr fsx;    /* FS_IOC_FSSETXATTR */
+  struct k_file_attr fa; /* file_setattr */
 };
 static char value[XATTR_SIZE_MAX]; /* one notification at a time */
 static struct op op;               /* PATH_MAX inside: not on the stack */
@@ -174,12 +190,30 @@ static int take_xattr(const struct md_target *t, const struct md_syscall *sc, co
   return take_value(t, xa.value, xa.size, xa.flags);
 }
 
+/* ioctl(fd, cmd, arg): the kernel reads cmd as an unsigned int (ioctl(2)),
+ * so only its low 32 bits name the request; the filter compares them so. */
+static int take_ioctl(const struct md_target *t, const __u64 *a) {
+  op.cmd = (unsigned)a[0];
+  if (op.cmd == FS_IOC_SETFLAGS) return md_read(t, a[1], &op.attr_flags, sizeof op.attr_flags);
+  if (op.cmd == FS_IOC_FSSETXATTR) return md_read(t, a[1], &op.fsx, sizeof op.fsx);
+  return EPERM; /* not a request this filter traps: never performed on the command's behalf */
+}
+
+/* file_setattr(dfd, path, attr, size, at_flags): a larger struct is a newer
+ * ABI whose extra fields we cannot honour — refused, as for setxattrat. */
+static int take_file_attr(const struct md_target *t, const __u64 *a) {
+  if (a[1] != sizeof op.fa) return a[1] < sizeof op.fa ? EINVAL : E2BIG;
+  return md_read(t, a[0], &op.fa, sizeof op.fa);
+}
+
 static int take_args(const struct md_target *t, const struct md_syscall *sc, const struct seccomp_data *d) {
   const __u64 *a = d->args + sc->arg;
   switch (sc->kind) {
     case K_CHMOD: op.mode = (mode_t)a[0]; return 0;
     case K_CHOWN: op.uid = (uid_t)a[0], op.gid = (gid_t)a[1]; return 0;
     case K_UTIME: case K_UTIMES: case K_UTIMENS: return take_times(t, sc->kind, a[0]);
+    case K_IOCTL: return take_ioctl(t, a);
+    case K_FILE_SETATTR: return take_file_attr(t, a);
     default: return take_xattr(t, sc, d);
   }
 }
@@ -207,6 +241,27 @@ static int do_chmod(const char *self, const struct stat *st) {
   return result(chmod(self, op.mode & 07777));
 }
 
+/* The attribute flags need a real open file (an O_PATH fd takes no ioctl).
+ * Only a regular file or a directory is opened: opening a device or a FIFO
+ * could itself act (a tape rewinds, a FIFO waits for a writer), and the
+ * kernel has no attribute flags for them anyway. */
+static int do_ioctl(const char *self, const struct stat *st) {
+  if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode)) return ENOTTY;
+  int fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int rc = ioctl(fd, op.cmd, op.cmd == FS_IOC_SETFLAGS ? (void *)&op.attr_flags : (void *)&op.fsx);
+  int err = rc < 0 ? errno : 0;
+  close(fd);
+  return err;
+}
+
+/* file_setattr(2) refuses an O_PATH fd with AT_EMPTY_PATH (EBADF, measured
+ * on Linux 6.18): the magic link reaches the same inode by path. */
+static int do_file_setattr(const char *self, const struct stat *st) {
+  if (S_ISLNK(st->st_mode)) return EOPNOTSUPP;
+  return result((int)syscall(__NR_file_setattr, AT_FDCWD, self, &op.fa, sizeof op.fa, 0));
+}
+
 /* Perform the call on fd (O_PATH, beneath a write root). /proc/self/fd/N
  * reaches exactly that inode; AT_EMPTY_PATH acts on the fd itself, a
  * symlink included (lchown, utimensat with AT_SYMLINK_NOFOLLOW). */
@@ -217,6 +272,8 @@ static int perform(int fd, const struct stat *st) {
     case K_CHMOD: return do_chmod(self, st);
     case K_CHOWN: return result(fchownat(fd, "", op.uid, op.gid, AT_EMPTY_PATH));
     case K_UTIME: case K_UTIMES: case K_UTIMENS: return result(utimensat(fd, "", op.times, AT_EMPTY_PATH));
+    case K_IOCTL: return do_ioctl(self, st);
+    case K_FILE_SETATTR: return do_file_setattr(self, st);
     default: break;
   }
   /* xattrs on a symlink itself: user.* is refused there by the kernel, and

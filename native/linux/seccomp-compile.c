@@ -38,6 +38,8 @@ static enum scmp_compare to_scmp_op(int op) {
 static const struct { const char *name; int nr; } newer_syscalls[] = {
   {"setxattrat", 463},    /* Linux 6.13 */
   {"removexattrat", 466}, /* Linux 6.13 */
+  {"open_tree_attr", 467}, /* Linux 6.15: open_tree(2) with mount attributes */
+  {"file_setattr", 469},   /* Linux 6.17: chattr-style attribute flags by path */
 };
 
 static int resolve_syscall(const char *name) {

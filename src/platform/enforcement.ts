@@ -28,6 +28,17 @@ export interface LinuxEnforcement {
   seccomp: boolean
   noNewPrivs: boolean
   capabilitiesDropped: boolean
+  /**
+   * After launch, Landlock mode only: who answers the file-metadata calls
+   * Landlock has no right for (chmod, chown, utimes, xattrs, attribute
+   * flags). `supervised`: the launcher's supervisor, which performs them
+   * beneath a write root and refuses them elsewhere; `refuse-all`: no
+   * seccomp listener could be installed (cordon inside cordon, or a
+   * container manager holds one), so they are refused everywhere, write
+   * roots included — less function, no gap. Absent in namespace mode,
+   * where read-only mounts refuse them in the kernel.
+   */
+  metadataCalls?: 'supervised' | 'refuse-all'
 }
 
 /** One member per backend; macOS and Windows members come with their backends. */

@@ -10,6 +10,7 @@ import type { RunEnd, StartedRun, StartRequest } from '../backend.js'
 import { signalName } from '../../native/errno.js'
 import { launch, setupErrorFrom, type LaunchedChild, type LaunchStatus } from './launch/launch.js'
 import type { LinuxPrepared } from './prepared.js'
+import { METADATA_SUPERVISED } from './landlock/plan.js'
 
 /** How long the supervisor gets to sweep the command's tree before the group is SIGKILLed. */
 const TEARDOWN_GRACE_MS = 1000
@@ -38,6 +39,9 @@ function tearDown(child: LaunchedChild, wrapped: boolean, reported: () => boolea
   fallback.unref()
 }
 
+const METADATA_REFUSED =
+  'file-metadata calls (chmod, chown, utimes, xattrs, attribute flags) are refused everywhere, write roots included: no seccomp listener could be installed for the supervisor (cordon inside a cordon sandbox, or a container manager holds one) — nothing outside the write roots can be changed, but neither can files inside them'
+
 /**
  * The planned report with what the launcher says it applied. A mechanism
  * planned but not applied at launch (the kernel or a parent sandbox changed
@@ -48,12 +52,15 @@ function tearDown(child: LaunchedChild, wrapped: boolean, reported: () => boolea
 export function applied(expected: Enforcement, st: LaunchStatus): Enforcement {
   const landlockAbi = st.landlockAbi ? st.landlockAbi : null
   const seccomp = (st.seccompRules ?? -1) >= 0
-  const notes = [...expected.notes]
+  // No listener: the supervisor decides nothing, every metadata call is refused.
+  const notes = st.metadata === 0 ? expected.notes.filter((n) => n !== METADATA_SUPERVISED) : [...expected.notes]
   if (st.skippedRules) notes.push(`${st.skippedRules} Landlock rule path(s) vanished between planning and launch (fewer rights, not more)`)
+  if (st.metadata === 0) notes.push(METADATA_REFUSED)
   const lost = expected.mechanisms.filter((m) => (m === 'landlock' && landlockAbi === null) || (m === 'seccomp' && !seccomp))
+  const metadataCalls = st.metadata === 1 ? 'supervised' : st.metadata === 0 ? 'refuse-all' : undefined
   const e: Enforcement = {
     ...expected,
-    platform: { os: 'linux', landlockAbi, seccomp, noNewPrivs: st.noNewPrivs === true, capabilitiesDropped: st.capsDropped === true },
+    platform: { os: 'linux', landlockAbi, seccomp, noNewPrivs: st.noNewPrivs === true, capabilitiesDropped: st.capsDropped === true, ...(metadataCalls ? { metadataCalls } : {}) },
     notes,
   }
   if (lost.length === 0) return e

@@ -1,6 +1,7 @@
 /**
  * File metadata (threat-model.md § Files, issue 12): chmod, chown (group),
- * utimes and extended attributes, in every syscall variant. Beneath the
+ * utimes, extended attributes and attribute flags (chattr's ioctls and
+ * file_setattr), in every syscall variant. Beneath the
  * write root the call works and its effect is real; outside it is refused
  * — in Landlock mode by the supervisor's answer (EPERM), in namespace mode
  * by the read-only mount (EROFS) — and leaves the file as it was; the same
@@ -14,6 +15,8 @@ import { lstatSync, statSync, symlinkSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { describeEscape, Escape, firstLine, outcomeOf } from '../../helpers/escape.js'
+import { repoRoot } from '../../helpers/paths.js'
+import type { Enforcement } from '../../../src/platform/enforcement.js'
 
 const unique = () => randomBytes(6).toString('hex')
 
@@ -21,7 +24,7 @@ const unique = () => randomBytes(6).toString('hex')
 const STAMP_MS = 1_000_000_000 * 1000
 const XATTR = 'OK probe'
 
-type Effect = 'mode' | 'ctime' | 'mtime' | 'xattr-set' | 'xattr-removed'
+type Effect = 'mode' | 'ctime' | 'mtime' | 'xattr-set' | 'xattr-removed' | 'nodump'
 interface Variant {
   call: string
   effect: Effect
@@ -55,6 +58,10 @@ const VARIANTS: Variant[] = [
   { call: 'lremovexattr', effect: 'xattr-removed', argv: (f) => ['lremovexattr', f] },
   { call: 'fremovexattr', effect: 'xattr-removed', argv: (f) => ['fremovexattr', f] },
   { call: 'removexattrat (Linux 6.13)', effect: 'xattr-removed', argv: (f) => ['removexattrat', ...at(f), '0'] },
+  { call: 'ioctl FS_IOC_SETFLAGS (chattr +d)', effect: 'nodump', argv: (f) => ['setflags', f] },
+  { call: 'ioctl FS_IOC_SETFLAGS with the high bits of the request word set', effect: 'nodump', argv: (f) => ['setflags-high', f] },
+  { call: 'ioctl FS_IOC_FSSETXATTR', effect: 'nodump', argv: (f) => ['fssetxattr', f] },
+  { call: 'file_setattr (Linux 6.17)', effect: 'nodump', argv: (f) => ['file-setattr', ...at(f), '0'] },
 ]
 
 describeEscape('file metadata', (identity, mode) => {
@@ -81,6 +88,7 @@ describeEscape('file metadata', (identity, mode) => {
     if (effect === 'mode') return (st.mode & 0o777) === 0o600
     if (effect === 'ctime') return st.ctimeMs !== f.ctimeMs
     if (effect === 'mtime') return st.mtimeMs === STAMP_MS
+    if (effect === 'nodump') return firstLine((await e.unconfined(probe('getflags', f.path))).result!.stdout) === 'OK 1'
     const x = await xattrOf(f.path)
     return effect === 'xattr-set' ? x === XATTR : x === 'ENODATA'
   }
@@ -156,6 +164,37 @@ describeEscape('file metadata', (identity, mode) => {
       expect(statSync(f).mode & 0o7777).toBe(0o644)
       expect(outcomeOf(await e.unconfined(probe('chmod', e.tree.file(`work/s-${unique()}`), '4755')))).toBe('OK')
     })
+  })
+
+  describe('cordon inside cordon (no listener can be had: the outer filter refuses NEW_LISTENER)', () => {
+    const CLI = join(repoRoot, 'bin', 'cordon.js')
+    const inner = (...command: string[]) => [process.execPath, CLI, 'run', '--mode', 'landlock', '--json', '--cwd', e.tree.work, '--', ...command]
+    const parsed = (reply: Awaited<ReturnType<Escape['confined']>>) => JSON.parse(reply.result!.stdout) as { exitCode?: number; stdout?: string; enforcement?: Enforcement; error?: { step: string; errnoCode: string; message: string } }
+
+    if (mode === 'namespaces') {
+      it('the inner Landlock-mode run refuses every metadata call, write root included, and its report says so', async () => {
+        const f = e.tree.file(`work/n-${unique()}`)
+        const out = parsed(await e.confined(inner(e.probe('metadata'), 'chmod', f, '600')))
+        expect(out.stdout?.trim(), JSON.stringify(out)).toBe('EPERM')
+        expect(statSync(f).mode & 0o777).toBe(0o644)
+        expect(out.enforcement!.platform).toMatchObject({ os: 'linux', metadataCalls: 'refuse-all' })
+        expect(out.enforcement!.notes.join('\n')).toMatch(/refused everywhere, write roots included: no seccomp listener/)
+        expect(out.enforcement!.notes.join('\n')).not.toMatch(/are decided by the supervisor/)
+        // The same inner run, not nested: the supervisor answers, the chmod works.
+        const plain = parsed(await e.unconfined(inner(e.probe('metadata'), 'chmod', f, '600')))
+        expect(plain.stdout?.trim(), JSON.stringify(plain)).toBe('OK')
+        expect(plain.enforcement!.platform).toMatchObject({ metadataCalls: 'supervised' })
+      })
+    } else {
+      it("the inner Landlock-mode run cannot list '/' (the outer hides it above denied paths): a setup error at planning, not EACCES at execve", async () => {
+        const out = parsed(await e.confined(inner('true')))
+        expect(out.error, JSON.stringify(out)).toMatchObject({ step: 'plan', errnoCode: 'EACCES' })
+        expect(out.error!.message).toMatch(/cannot list \/, which holds a denied path.*run the outer sandbox in namespace mode/)
+        const plain = parsed(await e.unconfined(inner('true')))
+        expect(plain.error, JSON.stringify(plain)).toBeUndefined()
+        expect(plain.exitCode).toBe(0)
+      })
+    }
   })
 
   describe('the report', () => {

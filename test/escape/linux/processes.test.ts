@@ -122,6 +122,7 @@ describeEscape('processes', (identity, mode) => {
       ['pivot-root', true],
       ['chroot', true],
       ['open-tree', true],
+      ['open-tree-attr', true],
       ['fsopen', false],
     ] as const)('%s', async (call, needsDir) => {
       const args = needsDir ? [e.tree.dir(`mnt-${call}`)] : []

@@ -11,6 +11,8 @@
  */
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { SetupError } from '../../../errors.js'
+import { constants } from 'node:os'
 import { isWithin } from '../../../profile/paths.js'
 import type { ResolvedPolicy } from '../../../profile/resolve.js'
 
@@ -40,11 +42,23 @@ const HOST_DEVICES = '/dev'
 /** True when read root `root` lies above /dev, so Landlock mode withholds the host's devices from it. */
 export const coversHostDevices = (root: string): boolean => root !== HOST_DEVICES && isWithin(HOST_DEVICES, root)
 
+/**
+ * A directory on the way to a denied path must be listed to grant its other
+ * children. One that is gone (ENOENT, ENOTDIR: the host changed) has none.
+ * One that cannot be listed — a parent sandbox hides it, as cordon's own
+ * Landlock mode hides `/` above `~/.ssh` — would get no rule and neither
+ * would anything below it: every read denied, and the command's execve
+ * failing EACCES with nothing saying why. That is a setup error naming the
+ * directory and the way out.
+ */
 function childrenOf(dir: string) {
   try {
     return readdirSync(dir, { withFileTypes: true })
-  } catch {
-    return []
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'EIO'
+    if (code === 'ENOENT' || code === 'ENOTDIR') return []
+    const detail = `cannot list ${dir}, which holds a denied path, to grant the rest of it (a parent sandbox hides it: cordon's own Landlock mode cannot be nested in Landlock mode); run the outer sandbox in namespace mode, whose mounts hide no directory from listing`
+    throw new SetupError('plan', 'readdir', (constants.errno as Record<string, number>)[code] ?? 0, code, detail, { cause: err })
   }
 }
 

@@ -142,6 +142,9 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   return missing
 }
 
+/** The planned note on file metadata in Landlock mode (start.ts replaces it when no listener could be had). */
+export const METADATA_SUPERVISED = 'chmod, chown, utimes, extended attributes and attribute flags are decided by the supervisor: performed beneath a write root, EPERM elsewhere'
+
 /** Network `inet` without seccomp: nothing refuses AF_UNIX sockets (Landlock ABI 6 scopes abstract ones only). */
 export function localSocketsReachable(which: string): MissingProtection {
   return { protection: 'local-sockets', explicit: true, reason: `network inet keeps host unix sockets out, but without seccomp the ${which} unix sockets of host daemons stay reachable`, fix: 'a kernel with CONFIG_SECCOMP_FILTER' }
@@ -174,7 +177,7 @@ function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement 
   const { policy } = ctx
   const missing = missingFor(ctx)
   const notes = ['Landlock-only mode: no pid/ipc/network namespaces (host SysV IPC objects the caller can reach stay reachable); the launcher stays as a subreaper supervisor that kills what the command leaves behind (double-forked, setsid) when it exits, times out, is aborted or its caller dies']
-  if (metadataGap(ctx) && ctx.probe.seccomp) notes.push('chmod, chown, utimes and extended attributes are decided by the supervisor: performed beneath a write root, EPERM elsewhere')
+  if (metadataGap(ctx) && ctx.probe.seccomp) notes.push(METADATA_SUPERVISED)
   const globs = globsNote(policy)
   if (globs) notes.push(globs)
   if (policy.readRoots.some(coversHostDevices)) notes.push(`host devices are not readable: under /dev only ${DEVICE_FILES.join(', ')}`)

@@ -44,6 +44,8 @@ export interface LaunchStatus {
   capsDropped?: boolean
   boundingDropped?: boolean
   skippedRules?: number
+  /** The metadata filter (native/linux/metadata-filter.c): 1 supervised, 0 refusing every call, -1 not planned. */
+  metadata?: number
   step?: string
   syscall?: string
   errno?: number

@@ -74,10 +74,11 @@ export function parseSeccompRules(text: string, file: string): SeccompRule[] {
       else args.push(parseArg(tok, where))
     }
     if (args.length > 3) throw new PolicyError('at most 3 argument tests per rule', { where })
-    // The supervisor answers every call of a notified syscall the same way
-    // (performed beneath a write root, EPERM elsewhere): a condition would
-    // let the rest through unanswered, and net-off has nothing to do with it.
-    if (action === 'notify' && (args.length || when !== 'always')) throw new PolicyError('a notify rule takes no argument tests and no when=', { where })
+    // The supervisor answers what reaches it the same way in every network
+    // mode (performed beneath a write root, EPERM elsewhere): when= has
+    // nothing to do with it. Argument tests pick which calls reach it — the
+    // two attribute ioctls, not every ioctl a terminal or a build makes.
+    if (action === 'notify' && when !== 'always') throw new PolicyError('a notify rule takes no when=', { where })
     rules.push({ syscall, ...parseAction(action, where), args, when, reason })
   })
   return rules

@@ -11,9 +11,11 @@
  */
 #include "probe.h"
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -31,6 +33,12 @@
 #endif
 #ifndef SYS_removexattrat
 #define SYS_removexattrat 466
+#endif
+#ifndef SYS_file_getattr
+#define SYS_file_getattr 468 /* Linux 6.17 */
+#endif
+#ifndef SYS_file_setattr
+#define SYS_file_setattr 469 /* Linux 6.17 */
 #endif
 
 #define STAMP 1000000000 /* the times the utimes family sets: 2001-09-09 */
@@ -150,6 +158,50 @@ static int cmd_getxattr(char **a) {
   return 0;
 }
 
+/* ---- attribute flags (chattr(1)): nodump, which the owner may set ---- */
+struct file_attr_v0 { unsigned long long xflags; unsigned extsize, nextents, projid, cowextsize; };
+
+static int cmd_setflags(char **a) {
+  int flags = 0, fd = open_or(a[0], O_RDONLY);
+  if (fd < 0) return 0;
+  if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0) return setup_failed("FS_IOC_GETFLAGS");
+  flags |= FS_NODUMP_FL;
+  return outcome(ioctl(fd, FS_IOC_SETFLAGS, &flags));
+}
+/* The same request with the high bits of the command word set: the kernel
+ * reads it as an unsigned int, so this is FS_IOC_SETFLAGS all the same. */
+static int cmd_setflags_high(char **a) {
+  int flags = 0, fd = open_or(a[0], O_RDONLY);
+  if (fd < 0) return 0;
+  if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0) return setup_failed("FS_IOC_GETFLAGS");
+  flags |= FS_NODUMP_FL;
+  return outcome(syscall(SYS_ioctl, fd, 0xffffffff00000000ul | FS_IOC_SETFLAGS, &flags));
+}
+static int cmd_fssetxattr(char **a) {
+  struct fsxattr x;
+  int fd = open_or(a[0], O_RDONLY);
+  if (fd < 0) return 0;
+  if (ioctl(fd, FS_IOC_FSGETXATTR, &x) < 0) return setup_failed("FS_IOC_FSGETXATTR");
+  x.fsx_xflags |= FS_XFLAG_NODUMP;
+  return outcome(ioctl(fd, FS_IOC_FSSETXATTR, &x));
+}
+static int cmd_file_setattr(char **a) {
+  struct file_attr_v0 fa = {0};
+  int dir = open_or(a[0], O_PATH | O_DIRECTORY);
+  if (dir < 0) return 0;
+  if (syscall(SYS_file_getattr, dir, a[1], &fa, sizeof fa, 0) < 0) return outcome(-1); /* ENOSYS before 6.17 */
+  fa.xflags |= FS_XFLAG_NODUMP;
+  return outcome(syscall(SYS_file_setattr, dir, a[1], &fa, sizeof fa, at_flags(a[2])));
+}
+/* Print `OK 1` when the nodump flag is set, `OK 0` when not: how the test sees the effect. */
+static int cmd_getflags(char **a) {
+  int flags = 0, fd = open_or(a[0], O_RDONLY);
+  if (fd < 0) return 0;
+  if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0) return outcome(-1);
+  printf("OK %d\n", (flags & FS_NODUMP_FL) ? 1 : 0);
+  return 0;
+}
+
 /* ---- attacks on the supervisor ---- */
 
 /* The TOCTOU that SECCOMP_USER_NOTIF_FLAG_CONTINUE would open: one thread
@@ -229,6 +281,11 @@ static const struct probe_cmd cmds[] = {
   {"fremovexattr", 1, cmd_fremovexattr},
   {"removexattrat", 3, cmd_removexattrat},
   {"getxattr", 1, cmd_getxattr},
+  {"setflags", 1, cmd_setflags},
+  {"setflags-high", 1, cmd_setflags_high},
+  {"fssetxattr", 1, cmd_fssetxattr},
+  {"file-setattr", 3, cmd_file_setattr},
+  {"getflags", 1, cmd_getflags},
   {"race-chmod", 3, cmd_race_chmod},
   {"kill-midway", 3, cmd_kill_midway},
   {NULL, 0, NULL},

@@ -225,6 +225,12 @@ static int cmd_open_tree(char **a) {
   return outcome(syscall(SYS_open_tree, AT_FDCWD, a[0], 1 /* OPEN_TREE_CLONE */ | O_CLOEXEC));
 }
 
+/* open_tree_attr(2) (Linux 6.15): open_tree with mount attributes; NULL attributes = open_tree. */
+static int cmd_open_tree_attr(char **a) {
+  gain_privilege();
+  return outcome(syscall(467, AT_FDCWD, a[0], 1 /* OPEN_TREE_CLONE */ | O_CLOEXEC, NULL, 0));
+}
+
 static int cmd_unshare_user(char **a) {
   (void)a;
   return outcome(unshare(CLONE_NEWUSER));
@@ -265,6 +271,7 @@ static const struct probe_cmd cmds[] = {
   {"chroot", 1, cmd_chroot},
   {"fsopen", 0, cmd_fsopen},
   {"open-tree", 1, cmd_open_tree},
+  {"open-tree-attr", 1, cmd_open_tree_attr},
   {"unshare-user", 0, cmd_unshare_user},
   {"clone-user", 0, cmd_clone_user},
   {"setns", 0, cmd_setns},

@@ -112,9 +112,14 @@ describe('parseSeccompRules', () => {
     expect(parseSeccompRules('chmod notify # r\n', 'f')).toEqual([{ syscall: 'chmod', action: 'notify', when: 'always', reason: 'r', args: [] }])
   })
 
+  it('a notify rule may pick calls by argument (the attribute ioctls, not every ioctl)', () => {
+    expect(parseSeccompRules('ioctl notify a1 &0xffffffff==0x40086602 # r\n', 'f')).toEqual([
+      { syscall: 'ioctl', action: 'notify', when: 'always', reason: 'r', args: [{ arg: 1, op: 'masked_eq', mask: '0xffffffff', value: '0x40086602' }] },
+    ])
+  })
+
   it.each([
-    ['a notify rule with an argument test (the rest would go unanswered)', 'chmod notify a1==0 # r', /notify rule takes no argument/],
-    ['a notify rule with when=net-off', 'chmod notify when=net-off # r', /notify rule takes no argument/],
+    ['a notify rule with when=net-off', 'chmod notify when=net-off # r', /notify rule takes no when=/],
     ['an unknown errno name', 'bpf errno:EWHATEVER # r', /unknown action/],
     ['a missing action', 'bpf # r', /bad rule/],
     ['a bad syscall name', 'Bpf! errno:EPERM # r', /bad rule/],
