@@ -161,6 +161,13 @@ export const DOCTOR: CommandSpec = {
   ],
 }
 
+/**
+ * The flags of `run` that decide the workspace `check` judges redirections
+ * against (what the command may write, which paths stay protected): the
+ * same values give the same write roots as the run would get.
+ */
+const CHECK_WORKSPACE_FLAGS = ['--profile', '--cwd', '--write']
+
 export const CHECK: CommandSpec = {
   name: 'check',
   summary: 'The exec-policy decision for a command (allow, prompt, forbidden), without running it (docs/exec-policy.md).',
@@ -174,6 +181,7 @@ export const CHECK: CommandSpec = {
       required: true,
       description: 'Rules file(s) to decide with; takes every following word up to the next flag or `--`, and may be repeated.',
     },
+    ...sandboxFlags.filter((f) => CHECK_WORKSPACE_FLAGS.includes(f.name)),
     { name: '--json', description: 'Print the full decision (segments, matched rules, proposed amendment) as JSON; an error as `{ "error": … }`.' },
     help,
   ],
@@ -183,6 +191,7 @@ export const CHECK: CommandSpec = {
     { code: 2, meaning: 'forbidden: must not run' },
     usageExit,
     { code: DATA_ERROR, meaning: 'a rules file is missing or invalid (EX_DATAERR); the message names file:line:col' },
+    { ...setupExit, meaning: 'the workspace could not be worked out: a bad profile or path (as `cordon run` would refuse it); nothing was decided' },
     internalExit,
   ],
 }

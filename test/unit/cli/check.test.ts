@@ -1,5 +1,8 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
+import { removeTempDirs, tempDir } from '../../helpers/temp.js'
 import { runCheck } from '../../../src/cli/check.js'
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../exec-policy/rules/fixtures/${name}`, import.meta.url))
@@ -65,5 +68,41 @@ describe('cordon check', () => {
       expect(err).toContain('usage: cordon check')
     }
     expect((await check('--help')).code).toBe(0)
+  })
+
+  describe('the workspace: as `cordon run` would grant it with the same --profile, --cwd and --write', () => {
+    afterAll(removeTempDirs)
+    const script = (target: string) => ['bash', '-lc', `ls > ${target}`]
+
+    it('a redirection into the cwd is the workspace\'s (allowed); outside it, asked with the path', async () => {
+      const ws = tempDir('check-ws')
+      const inside = await check('--rules', rules, '--cwd', ws, '--', ...script('out.txt'))
+      expect(inside.code, inside.out).toBe(0)
+      const outside = await check('--rules', rules, '--cwd', ws, '--', ...script('/etc/cordon-check.txt'))
+      expect(outside.code).toBe(1)
+      expect(outside.out).toContain('writes outside the writable roots (/etc/cordon-check.txt)')
+    })
+
+    it('--profile read-only has no write root: the same redirection is asked', async () => {
+      const ws = tempDir('check-ro')
+      const r = await check('--rules', rules, '--cwd', ws, '--profile', 'read-only', '--', ...script('out.txt'))
+      expect(r.code).toBe(1)
+      expect(r.out).toContain(`writes outside the writable roots (${join(ws, 'out.txt')})`)
+    })
+
+    it('--write adds a write root; a protected path in it stays asked', async () => {
+      const [ws, extra] = [tempDir('check-w'), tempDir('check-extra')]
+      mkdirSync(join(ws, '.git'))
+      expect((await check('--rules', rules, '--cwd', ws, '--', ...script(join(extra, 'o.txt')))).code).toBe(1)
+      expect((await check('--rules', rules, '--cwd', ws, '--write', extra, '--', ...script(join(extra, 'o.txt')))).code).toBe(0)
+      const hooks = await check('--rules', rules, '--cwd', ws, '--', ...script('.git/hooks/pre-commit'))
+      expect(hooks.code, hooks.out).toBe(1)
+    })
+
+    it('a cwd that does not exist is a setup error (125), as for `cordon run`; nothing is decided', async () => {
+      const r = await check('--rules', rules, '--json', '--cwd', '/nonexistent-cordon-check', '--', 'ls')
+      expect(r.code).toBe(125)
+      expect(JSON.parse(r.out)).toMatchObject({ error: { message: expect.stringMatching(/nonexistent-cordon-check does not exist/) } })
+    })
   })
 })
