@@ -6,6 +6,7 @@
  * `create_event`.
  */
 import type { Orchestrator } from '../orchestrator/orchestrator.js'
+import type { Step } from './router.js'
 
 /** A tool's name; `namespace` groups tools (an MCP server's). */
 export interface ToolName {
@@ -120,10 +121,8 @@ export interface ToolContext {
   readonly signal: AbortSignal
   readonly callId: string
   readonly tool: ToolName
-  /** The step the call was produced under. */
-  readonly step: StepView
-  /** The deferred tools of that step, for the tool search handler. */
-  readonly deferred: readonly Tool[]
+  /** The step the call was produced under: its specs and registry (the tool search reads its deferred tools). */
+  readonly step: Step
 }
 
 /** The input a handler receives: the parsed JSON object (function), the raw text (custom), the query (search). */
