@@ -80,12 +80,16 @@ export async function executeCall(s: CallSettings, step: Step, call: ToolCall, p
 
 async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool, input: unknown, signal: AbortSignal, hookErrors: string[]): Promise<Settled> {
   const name = displayName(call.name)
-  const pre = await runToolPre(s.hooks.preToolUse, { tool: call.name, callId: call.callId, input }, s.hookTimeoutMs, signal, hookErrors)
+  const pre = tool.hooks?.pre === false ? ({ kind: 'continue', input } as const) : await runToolPre(s.hooks.preToolUse, { tool: call.name, callId: call.callId, input }, s.hookTimeoutMs, signal, hookErrors)
   if (signal.aborted) return done(aborted(undefined))
   if (pre.kind === 'blocked') return done({ kind: 'text', text: `blocked: ${pre.reason}`, success: false })
   const started = Date.now()
   s.emit({ type: 'start', callId: call.callId, tool: name, stepId: step.id, inputPreview: preview(previewText(pre.input), s.previewBytes) })
-  const ctx: ToolContext = { orchestrator: s.orchestrator, signal, callId: call.callId, tool: call.name, step }
+  const postToolUse: ToolContext['postToolUse'] = async (original, out) => {
+    const post = await runToolPost(s.hooks.postToolUse, { ...original, output: out }, s.hookTimeoutMs, signal, hookErrors)
+    return { output: post.output, context: post.context }
+  }
+  const ctx: ToolContext = { orchestrator: s.orchestrator, signal, callId: call.callId, tool: call.name, step, postToolUse }
   let output: ToolOutput
   try {
     output = await (tool.handler as NonNullable<Tool['handler']>)(pre.input, ctx)
@@ -95,7 +99,7 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
   }
   let context: string[] = []
   if (signal.aborted) output = aborted(output)
-  else {
+  else if (tool.hooks?.post !== false) {
     const post = await runToolPost(s.hooks.postToolUse, { tool: call.name, callId: call.callId, input: pre.input, output }, s.hookTimeoutMs, signal, hookErrors)
     output = signal.aborted ? aborted(post.output) : post.output
     context = post.context

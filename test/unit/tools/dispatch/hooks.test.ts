@@ -91,4 +91,28 @@ describe('tool hooks', () => {
     expect((await b.call({})).outputs[0]?.output).toEqual({ kind: 'text', text: 'blocked: no notes', success: false })
     expect(b.effects).toEqual([])
   })
+
+  it('a tool that continues an earlier call skips PreToolUse and pairs PostToolUse with the original call', async () => {
+    const pre: string[] = []
+    const post: { callId: string; tool: string; input: unknown }[] = []
+    const cont = fnTool(
+      'write_stdin',
+      async (input, ctx) => {
+        const r = await ctx.postToolUse({ callId: 'exec-1', tool: { name: 'exec_command' }, input: { cmd: 'python3' } }, text('>>> done'))
+        return r.output
+      },
+      {},
+    )
+    const router = new ToolRouter([{ ...cont, hooks: { pre: false, post: false } }])
+    const { dispatcher } = setupDispatch({
+      hooks: {
+        preToolUse: [(i) => (pre.push(i.callId), undefined)],
+        postToolUse: [(i) => (post.push({ callId: i.callId, tool: i.tool.name, input: i.input }), { replaceOutput: 'seen by post' })],
+      },
+    })
+    const r = await dispatcher.handleResponse(router.buildStep(), [fnCall('ws-2', 'write_stdin', { chars: '' })])
+    expect(pre).toEqual([])
+    expect(post).toEqual([{ callId: 'exec-1', tool: 'exec_command', input: { cmd: 'python3' } }])
+    expect(r.outputs[0]).toMatchObject({ call_id: 'ws-2', output: { kind: 'text', text: 'seen by post' } })
+  })
 })
