@@ -19,9 +19,8 @@ import type { Denial } from '../../orchestrator/denial/denial.js'
 import { writeRuleFor } from '../../orchestrator/denial/path-rules.js'
 import type { Sandbox } from '../../sandbox/sandbox.js'
 import type { SandboxResult } from '../../sandbox/result.js'
-import type { ApplierLine } from './applier.js'
-import { applierInput, readApplierLines, reportOf, type PatchReport, type PlannedStep } from './steps.js'
-import type { PatchPlan } from './verify.js'
+import type { ApplierInput, ApplierLine, ApplierStep } from './applier.js'
+import { readApplierLines } from './steps.js'
 
 /** Where the built applier is; a LoadError when the package was not built. */
 export function applierPath(root = packageRoot): string {
@@ -31,9 +30,9 @@ export function applierPath(root = packageRoot): string {
 }
 
 export interface ApplierRun {
-  readonly report: PatchReport
+  /** One line per step it reached, numbered from 0 within `steps`. */
+  readonly lines: readonly ApplierLine[]
   readonly result: SandboxResult
-  readonly denials: readonly Denial[]
 }
 
 export interface ApplierRunOptions {
@@ -41,29 +40,28 @@ export interface ApplierRunOptions {
   readonly timeout?: number
 }
 
-export async function runApplier(sandbox: Sandbox, plan: PatchPlan, steps: readonly PlannedStep[], options: ApplierRunOptions = {}): Promise<ApplierRun> {
+export async function runApplier(sandbox: Sandbox, steps: readonly ApplierStep[], options: ApplierRunOptions = {}): Promise<ApplierRun> {
   const argv = [process.execPath, applierPath()]
+  const input: ApplierInput = { version: 1, steps }
   // NODE_OPTIONS from the environment could make node load other code (`--require`) before the helper.
   const result = await sandbox.run(argv, {
-    input: JSON.stringify(applierInput(steps)),
+    input: JSON.stringify(input),
     env: { NODE_OPTIONS: '' },
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.timeout ? { timeout: options.timeout } : {}),
   })
-  const lines = readApplierLines(result.stdout)
-  const report = reportOf(plan, steps, lines)
-  return { report, result, denials: denialsOf(lines, steps, result) }
+  return { lines: readApplierLines(result.stdout), result }
 }
 
 const REFUSED = new Set(['EACCES', 'EPERM', 'EROFS'])
 
 /** A failed step the sandbox refused: its errno says so and the attempt's profile does not let it write the path. */
-function denialsOf(lines: readonly ApplierLine[], steps: readonly PlannedStep[], result: SandboxResult): Denial[] {
+export function denialsOf(lines: readonly ApplierLine[], steps: readonly ApplierStep[], result: SandboxResult): Denial[] {
   const failed = lines.find((l) => l.status === 'failed')
   const step = failed ? steps[failed.step] : undefined
   if (!failed?.error || !step || !REFUSED.has(failed.error.code)) return []
-  const rule = writeRuleFor(result.enforcement.filesystem, step.step.path)
+  const rule = writeRuleFor(result.enforcement.filesystem, step.path)
   if (!rule) return []
-  const text = `apply_patch: ${failed.error.code} (${failed.error.syscall ?? 'write'}) on ${step.step.path}`
-  return [{ operation: 'write', rule, path: step.step.path, evidence: { source: 'stdout', text, by: 'cordon' } }]
+  const text = `apply_patch: ${failed.error.code} (${failed.error.syscall ?? 'write'}) on ${step.path}`
+  return [{ operation: 'write', rule, path: step.path, evidence: { source: 'stdout', text, by: 'cordon' } }]
 }

@@ -5,7 +5,7 @@
  * whose old one was not removed), or not attempted because an earlier step
  * failed.
  */
-import type { ApplierInput, ApplierLine, ApplierStep } from './applier.js'
+import type { ApplierLine, ApplierStep } from './applier.js'
 import type { FileChange, PatchPlan } from './verify.js'
 
 export interface PlannedStep {
@@ -26,10 +26,6 @@ function fileSteps(c: FileChange): ApplierStep[] {
     { op: 'write', path: c.moveTo.resolved, content: c.newText as string, expect: 'absent' },
     { op: 'remove', path: c.resolved, expect: old },
   ]
-}
-
-export function applierInput(steps: readonly PlannedStep[]): ApplierInput {
-  return { version: 1, steps: steps.map((s) => s.step) }
 }
 
 export type FileStatus = 'applied' | 'partial' | 'failed' | 'not-attempted'
