@@ -19,7 +19,7 @@
  */
 import { PatchVerifyError } from './errors.js'
 import { diffHunk, type DiffHunk } from './diff.js'
-import { findLines, type Matches, type MatchLevel } from './match.js'
+import { Budget, findLines, type Matches, type MatchLevel } from './match.js'
 import type { Hunk, HunkLine } from './parser.js'
 
 export interface HunkResult {
@@ -33,13 +33,13 @@ interface Where {
   readonly resolved: string
 }
 
-export function applyHunks(fileLines: readonly string[], hunks: readonly Hunk[], where: Where): HunkResult {
+export function applyHunks(fileLines: readonly string[], hunks: readonly Hunk[], where: Where, budget = new Budget()): HunkResult {
   const out: string[] = []
   const diff: DiffHunk[] = []
   const levels: MatchLevel[] = []
   let cursor = 0
   for (const h of hunks) {
-    const placed = place(fileLines, h, cursor, where)
+    const placed = place(fileLines, h, cursor, where, budget)
     out.push(...fileLines.slice(cursor, placed.at))
     const newAt = out.length
     const shown: string[] = []
@@ -68,35 +68,40 @@ interface Placed {
   readonly lines: readonly HunkLine[]
 }
 
-function place(fileLines: readonly string[], h: Hunk, cursor: number, where: Where): Placed {
+function place(fileLines: readonly string[], h: Hunk, cursor: number, where: Where, budget: Budget): Placed {
+  const found = (wanted: readonly string[], from: number, atEnd: boolean, limit?: number): Matches | undefined => {
+    const m = findLines(fileLines, wanted, from, atEnd, limit, budget)
+    if (m === 'budget') throw new PatchVerifyError('context', { ...where, line: h.line }, 'placing this hunk would compare too many lines (repeated context): add an \'@@ <line above the change>\' header or use fewer, more distinctive context lines')
+    return m
+  }
   let from = cursor
   if (h.header !== undefined) {
-    const head = findLines(fileLines, [h.header], cursor, false, 1)
+    const head = found([h.header], cursor, false, 1)
     if (!head) throw new PatchVerifyError('context', { ...where, line: h.line }, `the @@ line ${JSON.stringify(clip(h.header))} is not in the file after line ${cursor}`)
     from = (head.at[0] as number) + 1
   }
   const old = h.lines.filter((l) => l.kind !== '+').map((l) => l.text)
   if (old.length === 0) return { at: h.header !== undefined ? from : fileLines.length, level: 'exact', lines: h.lines }
-  const direct = findLines(fileLines, old, from, h.endOfFile)
-  const found = direct ? { matches: direct, lines: h.lines } : retryWithoutTrailingBlank(fileLines, h, from)
-  if (!found) {
+  const direct = found(old, from, h.endOfFile)
+  const placed = direct ? { matches: direct, lines: h.lines } : retryWithoutTrailingBlank(h, (w) => found(w, from, h.endOfFile))
+  if (!placed) {
     const what = h.endOfFile ? 'at the end of the file' : `after line ${from}`
     throw new PatchVerifyError('context', { ...where, line: h.line }, `the hunk's context and removed lines (${old.length}, starting ${JSON.stringify(clip(old[0] as string))}) are not in the file ${what}`)
   }
-  if (found.matches.at.length > 1 && h.header === undefined && !h.endOfFile) {
-    const candidates = found.matches.at.map((i) => i + 1)
+  if (placed.matches.at.length > 1 && h.header === undefined && !h.endOfFile) {
+    const candidates = placed.matches.at.map((i) => i + 1)
     throw new PatchVerifyError('ambiguous', { ...where, line: h.line, candidates }, `the hunk's lines occur more than once (at file lines ${candidates.join(', ')}…): add an '@@ <line above the change>' header or more context`)
   }
-  return { at: found.matches.at[0] as number, level: found.matches.level, lines: found.lines }
+  return { at: placed.matches.at[0] as number, level: placed.matches.level, lines: placed.lines }
 }
 
-function retryWithoutTrailingBlank(fileLines: readonly string[], h: Hunk, from: number): { matches: Matches; lines: readonly HunkLine[] } | undefined {
+function retryWithoutTrailingBlank(h: Hunk, find: (wanted: readonly string[]) => Matches | undefined): { matches: Matches; lines: readonly HunkLine[] } | undefined {
   const lastOld = h.lines.map((l, i) => [l, i] as const).filter(([l]) => l.kind !== '+').pop()
   if (!lastOld || lastOld[0].text.trim() !== '' || lastOld[0].kind !== ' ') return undefined
   const lines = h.lines.filter((_, i) => i !== lastOld[1])
   const old = lines.filter((l) => l.kind !== '+').map((l) => l.text)
   if (old.length === 0) return undefined
-  const matches = findLines(fileLines, old, from, h.endOfFile)
+  const matches = find(old)
   return matches ? { matches, lines } : undefined
 }
 

@@ -29,23 +29,53 @@ export interface Matches {
 }
 
 /**
+ * Line comparisons one patch may spend (a hunk of many repeated lines
+ * against a file of the same line is quadratic): past it the hunk is
+ * refused instead of hanging the caller.
+ */
+export const MATCH_BUDGET = 20_000_000
+
+export class Budget {
+  constructor(public left = MATCH_BUDGET) {}
+}
+
+/**
  * Positions ≥ `from` where `wanted` occurs in `lines`; with `atEnd`, only
  * the one position that ends the file. At most `limit` positions (two are
- * enough to call it ambiguous). Undefined when no rung matches.
+ * enough to call it ambiguous). Undefined when no rung matches; `'budget'`
+ * when the budget ran out first.
  */
-export function findLines(lines: readonly string[], wanted: readonly string[], from: number, atEnd: boolean, limit = 2): Matches | undefined {
+export function findLines(lines: readonly string[], wanted: readonly string[], from: number, atEnd: boolean, limit = 2, budget = new Budget()): Matches | undefined | 'budget' {
   const last = lines.length - wanted.length
   if (last < from) return undefined
   for (const [level, norm] of LADDER) {
     const want = wanted.map(norm)
+    const have = normalized(lines, level, norm)
     const at: number[] = []
-    for (let i = atEnd ? last : from; i <= last && at.length < limit; i++) if (equalAt(lines, want, i, norm)) at.push(i)
+    for (let i = atEnd ? last : from; i <= last && at.length < limit; i++) {
+      const cost = equalAt(have, want, i)
+      budget.left -= cost.compared
+      if (budget.left < 0) return 'budget'
+      if (cost.equal) at.push(i)
+    }
     if (at.length) return { level, at }
   }
   return undefined
 }
 
-function equalAt(lines: readonly string[], want: readonly string[], i: number, norm: (s: string) => string): boolean {
-  for (let k = 0; k < want.length; k++) if (norm(lines[i + k] as string) !== want[k]) return false
-  return true
+/** A file's lines under each rung, made once per file (a patch may place many hunks in it). */
+const NORMALIZED = new WeakMap<readonly string[], Map<MatchLevel, readonly string[]>>()
+
+function normalized(lines: readonly string[], level: MatchLevel, norm: (s: string) => string): readonly string[] {
+  if (level === 'exact') return lines
+  let byLevel = NORMALIZED.get(lines)
+  if (!byLevel) NORMALIZED.set(lines, (byLevel = new Map()))
+  let have = byLevel.get(level)
+  if (!have) byLevel.set(level, (have = lines.map(norm)))
+  return have
+}
+
+function equalAt(have: readonly string[], want: readonly string[], i: number): { equal: boolean; compared: number } {
+  for (let k = 0; k < want.length; k++) if (have[i + k] !== want[k]) return { equal: false, compared: k + 1 }
+  return { equal: true, compared: want.length }
 }

@@ -20,7 +20,7 @@ import { canonicalPath } from '../../orchestrator/denial/path-rules.js'
 import { PatchVerifyError } from './errors.js'
 import { applyHunks } from './hunks.js'
 import { diffHunk, textLines, unifiedDiff, type DiffHunk } from './diff.js'
-import type { MatchLevel } from './match.js'
+import { Budget, type MatchLevel } from './match.js'
 import type { FileOp, Patch } from './parser.js'
 
 export interface FileChange {
@@ -59,13 +59,14 @@ export interface VerifyOptions {
 export async function verifyPatch(patch: Patch, options: VerifyOptions): Promise<PatchPlan> {
   const cwd = resolve(options.cwd)
   const seen = new Map<string, number>()
+  const budget = new Budget()
   const changes: FileChange[] = []
   for (const op of patch.ops) {
     const at = { path: op.path, resolved: canonicalPath(isAbsolute(op.path) ? op.path : resolve(cwd, op.path)), line: op.line }
     claim(seen, at)
     const moveTo = op.kind === 'update' && op.moveTo ? { path: op.moveTo.path, resolved: canonicalPath(resolve(cwd, op.moveTo.path)), line: op.moveTo.line } : undefined
     if (moveTo) claim(seen, moveTo)
-    changes.push(await verifyOp(op, at, moveTo, options))
+    changes.push(await verifyOp(op, at, moveTo, options, budget))
   }
   return { cwd, changes, paths: changes.flatMap((c) => (c.moveTo ? [c.resolved, c.moveTo.resolved] : [c.resolved])) }
 }
@@ -78,7 +79,7 @@ function claim(seen: Map<string, number>, at: At): void {
   seen.set(at.resolved, at.line)
 }
 
-async function verifyOp(op: FileOp, at: At, moveTo: At | undefined, options: VerifyOptions): Promise<FileChange> {
+async function verifyOp(op: FileOp, at: At, moveTo: At | undefined, options: VerifyOptions, budget: Budget): Promise<FileChange> {
   if (op.kind === 'add') {
     await mustBeAbsent(at)
     const lines = textLines(op.content)
@@ -93,7 +94,7 @@ async function verifyOp(op: FileOp, at: At, moveTo: At | undefined, options: Ver
     return { kind: 'delete', path: op.path, resolved: at.resolved, oldText, oldSha256, hunks, diff: unifiedDiff(op.path, null, hunks) }
   }
   if (moveTo) await mustBeAbsent(moveTo)
-  const r = applyHunks(textLines(oldText), op.hunks, at)
+  const r = applyHunks(textLines(oldText), op.hunks, at, budget)
   const newText = joinLike(oldText, r.lines)
   const move = moveTo ? { moveTo: { path: moveTo.path, resolved: moveTo.resolved } } : {}
   return { kind: 'update', path: op.path, resolved: at.resolved, ...move, oldText, oldSha256, newText, hunks: r.hunks, levels: r.levels, diff: unifiedDiff(op.path, moveTo?.path ?? op.path, r.hunks) }
