@@ -12,13 +12,14 @@
  * when the file still has the SHA-256 the approver was shown, a creation
  * only when nothing is there (O_EXCL). A file is replaced by writing a
  * temporary file beside it and renaming it over (no half-written file),
- * keeping its permission bits.
+ * keeping its permission bits — or in place when the sandbox refuses a new
+ * entry in its directory but allows writing the file itself.
  *
  * Self-contained on purpose (node: modules only): it is started by path
  * and must not load the rest of cordon inside the sandbox.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 
@@ -71,6 +72,18 @@ function create(path: string, content: string, mode: number): void {
   }
 }
 
+const REFUSED = new Set(['EACCES', 'EPERM', 'EROFS'])
+
+function overwrite(path: string, content: string): void {
+  const fd = openSync(path, 'r+')
+  try {
+    ftruncateSync(fd, 0)
+    writeAll(fd, content)
+  } finally {
+    closeSync(fd)
+  }
+}
+
 function write(step: Extract<ApplierStep, { op: 'write' }>): void {
   if (step.expect === 'absent') {
     mkdirSync(dirname(step.path), { recursive: true })
@@ -80,7 +93,15 @@ function write(step: Extract<ApplierStep, { op: 'write' }>): void {
   checkUnchanged(step.path, step.expect.sha256)
   const mode = statSync(step.path).mode & 0o7777
   const temp = join(dirname(step.path), `.${basename(step.path)}.cordon-patch-${randomBytes(6).toString('hex')}`)
-  create(temp, step.content, mode)
+  try {
+    create(temp, step.content, mode)
+  } catch (e) {
+    // A directory that refuses new entries but lets this file be written
+    // (Landlock mode narrows a directory around a denied read: rights per
+    // existing entry): write the file in place, as the sandbox allows.
+    if (!REFUSED.has((e as NodeJS.ErrnoException).code ?? '')) throw e
+    return overwrite(step.path, step.content)
+  }
   try {
     renameSync(temp, step.path)
   } catch (e) {

@@ -4,7 +4,8 @@
  * a shell rc file) gets nothing either: the sandbox refuses the write and
  * the report says so — protected paths are never widened. Any other path
  * needs the directory that will hold it (its nearest existing ancestor,
- * since missing directories are created) as an additional write root,
+ * since missing directories are created) as an additional write root
+ * (never one inside a denied read, as widen.ts),
  * which the orchestrator asks for as an escalation. A root that a
  * widening may never propose (root-guard.ts: `/`, a home, system or shared
  * temp directories, a directory holding a protected path or a rules file)
@@ -26,6 +27,8 @@ export function writeNeeds(plan: PatchPlan, ws: OrchestratorWorkspace): WriteNee
     if (report?.filesystem.protected.some((x) => isUnder(p, x))) continue
     const root = nearestExistingDir(dirname(p))
     if (!report) return { refused: `${p} lies outside the write roots, and the sandbox's report (needed to check a wider root) could not be made` }
+    const denied = report.filesystem.denyRead.find((d) => isUnder(root, d))
+    if (denied) return { refused: `${p} lies in ${denied}, which the profile denies reading: a denied read is never widened` }
     const why = refusedRoot(root, 'write', report, { rulesFiles: ws.rulesFiles })
     if (why) return { refused: `${p} lies outside the write roots, and ${why}` }
     roots.add(root)

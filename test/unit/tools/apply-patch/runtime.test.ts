@@ -118,6 +118,19 @@ describe('applyPatch through the orchestrator', () => {
     expect(fake.runs).toHaveLength(0)
   })
 
+  it('never proposes a write root inside a denied read', async () => {
+    const out = dir('out')
+    const secret = join(out, 'secret')
+    mkdirSync(secret)
+    const ws = dir('ws')
+    const { orch, asked, fake } = setup({ sandbox: { profile: 'workspace-write', cwd: ws, denyRead: [secret] } }, sandboxedSteps(ws), ws)
+    const r = await applyPatch(orch, patch(`*** Add File: ${join(secret, 'x')}`, '+x'))
+    expect(r.status).toBe('refused')
+    expect(r.text).toContain('which the profile denies reading: a denied read is never widened')
+    expect(asked).toHaveLength(0)
+    expect(fake.runs).toHaveLength(0)
+  })
+
   it('a patch that does not parse or fit is a result for the model: nothing asked, nothing run', async () => {
     const { orch, asked, fake, ws } = patchSetup()
     writeFileSync(join(ws, 'a'), 'x\n')
