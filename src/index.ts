@@ -34,3 +34,6 @@ export {
 
 // Orchestrator: approvals, hooks, session cache, amendments, bounded escalation.
 export * from './orchestrator/index.js'
+
+// Tools: specs + handlers, per-step router, ordered dispatch, runtimes driven by orchestrator.run().
+export * from './tools/index.js'
