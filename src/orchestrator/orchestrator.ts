@@ -35,7 +35,6 @@ import { scopeOf } from './escalation/scope.js'
 import type { AttemptRecord, AttemptSpec, OutputSpec } from './attempt.js'
 import type { RunControl, RunOutcome, RuntimeDescription, ToolRuntime } from './runtime.js'
 import { shellRuntime } from '../tools/shell/shell-runtime.js'
-import { readPatchInvocation } from '../tools/apply-patch/invocation.js'
 import { execPatch } from '../tools/apply-patch/exec-route.js'
 import { DEFAULT_MAX_BUFFER } from './output.js'
 import type { Enforcement } from '../platform/enforcement.js'
@@ -198,8 +197,8 @@ class OrchestratorImpl implements Orchestrator {
   async exec(raw: ExecRequest): Promise<ExecOutcome> {
     const req = parseWith(execRequestSchema, raw ?? {}, 'exec request')
     // `apply_patch PATCH`, or a shell script that only runs it: a patch, never a shell (src/tools/apply-patch/invocation.ts).
-    const patch = readPatchInvocation(req.command)
-    if (patch) return execPatch(this, req, patch)
+    const patched = await execPatch(this, req)
+    if (patched) return patched
     return this.run(shellRuntime, req, { ...(req.signal ? { signal: req.signal } : {}), ...(req.onOutput ? { onOutput: req.onOutput } : {}), ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}), keep: req.keep })
   }
 

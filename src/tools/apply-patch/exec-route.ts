@@ -10,15 +10,28 @@ import { resolve } from 'node:path'
 import type { Orchestrator } from '../../orchestrator/orchestrator.js'
 import type { ExecOutcome } from '../../orchestrator/outcome.js'
 import type { ExecRequestParsed } from '../../orchestrator/options.js'
-import { applyPatch, type PatchResult } from './apply-patch.js'
-import type { PatchInvocation } from './invocation.js'
+import { applyPatch, type ApplyPatchOptions, type PatchResult } from './apply-patch.js'
+import { readPatchInvocation } from './invocation.js'
 
-export async function execPatch(orchestrator: Orchestrator, req: ExecRequestParsed, inv: PatchInvocation): Promise<ExecOutcome & { output: PatchResult }> {
-  const cwd = resolve(orchestrator.workspace().cwd, req.cwd ?? '.', inv.kind === 'patch' ? (inv.cwd ?? '.') : '.')
-  if (inv.kind === 'invalid') return nothingRan(req, cwd, `apply_patch: nothing was written: ${inv.reason}`, { ok: false, status: 'invalid', text: `apply_patch: nothing was written: ${inv.reason}` })
-  const r = await applyPatch(orchestrator, inv.patch, { cwd, ...(req.signal ? { signal: req.signal } : {}), ...(req.timeout ? { timeout: req.timeout } : {}) })
+/**
+ * For any tool that runs a command (the shell tool, exec_command): the
+ * PatchResult when `argv` is an apply_patch invocation — applied through
+ * applyPatch(), relative to `cwd` and its `cd DIR` — else undefined (run
+ * it as a command).
+ */
+export async function patchCommand(orchestrator: Orchestrator, argv: readonly string[], options: Omit<ApplyPatchOptions, 'environment'> = {}): Promise<PatchResult | undefined> {
+  const inv = readPatchInvocation(argv)
+  if (!inv) return undefined
+  if (inv.kind === 'invalid') return { ok: false, status: 'invalid', text: `apply_patch: nothing was written: ${inv.reason}` }
+  const cwd = resolve(orchestrator.workspace().cwd, options.cwd ?? '.', inv.cwd ?? '.')
+  return applyPatch(orchestrator, inv.patch, { ...options, cwd })
+}
+
+export async function execPatch(orchestrator: Orchestrator, req: ExecRequestParsed): Promise<(ExecOutcome & { output: PatchResult }) | undefined> {
+  const r = await patchCommand(orchestrator, req.command, { ...(req.cwd ? { cwd: req.cwd } : {}), ...(req.signal ? { signal: req.signal } : {}), ...(req.timeout ? { timeout: req.timeout } : {}) })
+  if (!r) return undefined
   if (r.outcome) return { ...r.outcome, output: r }
-  return nothingRan(req, cwd, r.text, r)
+  return nothingRan(req, resolve(orchestrator.workspace().cwd, req.cwd ?? '.'), r.text, r)
 }
 
 function nothingRan(req: ExecRequestParsed, cwd: string, reason: string, output: PatchResult): ExecOutcome & { output: PatchResult } {

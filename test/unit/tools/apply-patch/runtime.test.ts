@@ -12,6 +12,8 @@ import { describe, expect, it } from 'vitest'
 import { applySteps, type ApplierInput, type ApplierLine } from '../../../../src/tools/apply-patch/applier.js'
 import { applyPatch } from '../../../../src/tools/apply-patch/apply-patch.js'
 import { applyPatchTool } from '../../../../src/tools/apply-patch/tool.js'
+import { SetupError, shellTool, ToolRouter, ToolSetupError, type ResponseItem } from '../../../../src/index.js'
+import { fnCall, setupDispatch } from '../harness.js'
 import type { Script } from '../../orchestrator/fake-sandbox.js'
 import { dir, setup } from '../../orchestrator/harness.js'
 import { isUnder } from '../../../../src/orchestrator/denial/path-rules.js'
@@ -173,23 +175,49 @@ describe('applyPatch through the orchestrator', () => {
   })
 })
 
-describe('the apply_patch tool', () => {
-  it('is one freeform tool carrying the Lark grammar, not parallel', () => {
+describe('the apply_patch tool, dispatched from a scripted model', () => {
+  const custom = (callId: string, input: string): ResponseItem => ({ type: 'custom_tool_call', call_id: callId, name: 'apply_patch', input, status: 'completed' })
+
+  function dispatch(orch: Parameters<typeof setupDispatch>[1] = {}) {
+    const router = new ToolRouter([applyPatchTool, shellTool()])
+    let ws = ''
+    const d = setupDispatch({}, { onApproval: () => 'approved', ...orch }, (run) => sandboxedSteps(ws)(run))
+    ws = d.ws
+    return { ...d, router }
+  }
+
+  it('is one freeform tool carrying the Lark grammar, shown to the model, not parallel', () => {
     expect(applyPatchTool.name).toEqual({ name: 'apply_patch' })
     expect(applyPatchTool.spec).toMatchObject({ kind: 'freeform', format: { type: 'grammar', syntax: 'lark', definition: expect.stringContaining('"*** Begin Patch"') } })
     expect(applyPatchTool.parallel).toBe(false)
+    expect(new ToolRouter([applyPatchTool]).buildStep().specs).toMatchObject([{ name: 'apply_patch', kind: 'freeform' }])
   })
 
-  it('answers the model with the report, failures included, and an abort as aborted', async () => {
-    const { orch, ws } = patchSetup()
-    const ctx = { orchestrator: orch, signal: new AbortController().signal, callId: 'c1', tool: { name: 'apply_patch' }, step: { id: 1, specs: [] }, deferred: [] }
-    expect(await applyPatchTool.handler!(patch('*** Add File: t', '+1'), ctx)).toEqual({ kind: 'text', text: 'Patch applied.\napplied add t\n', success: true })
+  it('answers a custom call with the report; a patch that does not parse is a result the model can correct', async () => {
+    const { dispatcher, router, ws } = dispatch()
+    const r = await dispatcher.handleResponse(router.buildStep(), [custom('c1', patch('*** Add File: t', '+1')), custom('c2', 'nope')])
+    expect(r.outputs.map((o) => o.output)).toEqual([
+      { kind: 'text', text: 'Patch applied.\napplied add t\n', success: true },
+      { kind: 'text', success: false, text: "apply_patch: nothing was written: patch line 1: expected '*** Begin Patch', found \"nope\"" },
+    ])
     expect(readFileSync(join(ws, 't'), 'utf8')).toBe('1\n')
-    const bad = await applyPatchTool.handler!('nope', ctx)
-    expect(bad).toMatchObject({ kind: 'text', success: false, text: expect.stringContaining("expected '*** Begin Patch'") })
-    const aborted = new AbortController()
-    aborted.abort()
-    expect(await applyPatchTool.handler!(patch('*** Add File: u', '+1'), { ...ctx, signal: aborted.signal })).toMatchObject({ kind: 'aborted' })
-    expect(existsSync(join(ws, 'u'))).toBe(false)
+  })
+
+  it('apply_patch given to the shell tool takes the same path: the applier, never a shell', async () => {
+    const { dispatcher, router, ws, fake } = dispatch()
+    const script = `apply_patch <<'EOF'\n${patch('*** Add File: viashell', '+s')}EOF\n`
+    const r = await dispatcher.handleResponse(router.buildStep(), [fnCall('c1', 'shell', { command: ['bash', '-lc', script] })])
+    expect(r.outputs[0]?.output).toEqual({ kind: 'text', text: 'Patch applied.\napplied add viashell\n', success: true })
+    expect(readFileSync(join(ws, 'viashell'), 'utf8')).toBe('s\n')
+    expect(fake.runs.map((x) => x.argv[0])).toEqual([process.execPath])
+  })
+
+  it('a sandbox that cannot be set up is a ToolSetupError, not a result', async () => {
+    const router = new ToolRouter([applyPatchTool])
+    const { dispatcher } = setupDispatch({}, { onApproval: () => 'approved' }, () => {
+      throw new SetupError('landlock', 'landlock_create_ruleset', 38, 'ENOSYS')
+    })
+    const err = await dispatcher.handleResponse(router.buildStep(), [custom('c1', patch('*** Add File: t', '+1'))]).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ToolSetupError)
   })
 })
