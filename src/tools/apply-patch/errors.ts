@@ -40,7 +40,7 @@ export class PatchVerifyError extends PolicyError {
   /** 1-based line of the patch the problem is at (the hunk, or the file operation). */
   readonly line: number
   /** 1-based lines of the file where the hunk's lines occur (`ambiguous`). */
-  readonly candidates?: readonly number[]
+  declare readonly candidates?: readonly number[]
   constructor(kind: PatchVerifyKind, at: { path: string; resolved: string; line: number; candidates?: readonly number[] }, message: string) {
     super(`${at.path}: ${message}`, { where: `patch line ${at.line}` })
     Object.defineProperty(this, 'name', { value: 'PatchVerifyError', writable: true, enumerable: false, configurable: true })

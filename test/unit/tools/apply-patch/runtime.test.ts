@@ -12,6 +12,10 @@ import { describe, expect, it } from 'vitest'
 import { applySteps, type ApplierInput, type ApplierLine } from '../../../../src/tools/apply-patch/applier.js'
 import { applyPatch } from '../../../../src/tools/apply-patch/apply-patch.js'
 import { applyPatchTool } from '../../../../src/tools/apply-patch/tool.js'
+import { applyPatchRuntime } from '../../../../src/tools/apply-patch/runtime.js'
+import { parsePatch } from '../../../../src/tools/apply-patch/parser.js'
+import { stepsOf } from '../../../../src/tools/apply-patch/steps.js'
+import { verifyPatch } from '../../../../src/tools/apply-patch/verify.js'
 import { SetupError, shellTool, ToolRouter, ToolSetupError, type ResponseItem } from '../../../../src/index.js'
 import { fnCall, setupDispatch } from '../harness.js'
 import type { Script } from '../../orchestrator/fake-sandbox.js'
@@ -161,6 +165,26 @@ describe('applyPatch through the orchestrator', () => {
     expect(existsSync(join(ws, 'ok.txt'))).toBe(true)
     expect(existsSync(join(ws, '.git/hooks/pre-commit'))).toBe(false)
     expect(existsSync(join(ws, 'later.txt'))).toBe(false)
+  })
+
+  it('a wider retry after a denial runs only the steps attempt 1 did not apply, and the report covers both', async () => {
+    const { orch, asked, fake, ws } = patchSetup()
+    const out = dir('out')
+    writeFileSync(join(ws, 'a'), '1\n')
+    // Straight to the runtime, without the additional write root applyPatch() would ask for: attempt 1 is denied outside the workspace.
+    const plan = await verifyPatch(parsePatch(patch('*** Update File: a', '@@', '-1', '+one', `*** Add File: ${join(out, 'o')}`, '+o', '*** Add File: z', '+z')), { cwd: ws })
+    const request = { plan, steps: stepsOf(plan), environment: 'local', additionalWrite: [], progress: { lines: [] } }
+    const o = await orch.run(applyPatchRuntime, request)
+    expect(o.attempts).toHaveLength(2)
+    expect(o.denials).toEqual([])
+    expect(o.attempts[0]!.denials).toMatchObject([{ operation: 'write', rule: 'outside-write-roots', path: join(out, 'o') }])
+    expect(asked.map((a) => a.kind)).toEqual(['exec', 'escalation'])
+    expect(fake.made.at(-1)?.write).toEqual([out])
+    // Attempt 2 was given the two steps left, not the update it would now refuse as changed.
+    expect((JSON.parse(String(fake.runs[1]!.runOptions?.input)) as ApplierInput).steps.map((s) => s.path)).toEqual([join(out, 'o'), join(ws, 'z')])
+    expect(o.output).toEqual({ ok: true, files: [{ kind: 'update', path: 'a', status: 'applied' }, { kind: 'add', path: join(out, 'o'), status: 'applied' }, { kind: 'add', path: 'z', status: 'applied' }] })
+    expect(readFileSync(join(ws, 'a'), 'utf8')).toBe('one\n')
+    expect(readFileSync(join(out, 'o'), 'utf8')).toBe('o\n')
   })
 
   it('the exec policy decides apply_patch like a command: a rule forbidding it refuses every patch', async () => {
