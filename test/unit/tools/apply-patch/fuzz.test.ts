@@ -12,23 +12,12 @@ import { PatchParseError, PatchVerifyError } from '../../../../src/tools/apply-p
 import { parsePatch, type Patch } from '../../../../src/tools/apply-patch/parser.js'
 import { verifyPatch } from '../../../../src/tools/apply-patch/verify.js'
 import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
+import { prng } from '../../exec-policy/shell/differential/generate.js'
 
 afterAll(removeTempDirs)
 
 const SEED = Number(process.env.CORDON_FUZZ_SEED ?? Date.now() % 1e9)
 const COUNT = Number(process.env.CORDON_FUZZ_PATCHES ?? 3000)
-
-/** mulberry32: small, seedable. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const FILES = { 'a.txt': 'alpha\nbeta\ngamma\n  delta  \nbeta\n', 'b.txt': 'one\r\ntwo\r\n', 'c.txt': '' }
 const PIECES = ['*** Begin Patch', '*** End Patch', '*** Add File: ', '*** Delete File: ', '*** Update File: ', '*** Move to: ', '*** End of File', '@@', '@@ beta', ' ', '-', '+', 'a.txt', 'b.txt', 'c.txt', 'new.txt', 'alpha', 'beta', 'gamma', '  delta', '\t', '\r', '\u0000', '\u202e', '💥', '/', '..', '']
@@ -87,7 +76,7 @@ describe(`apply_patch grammar fuzzing (seed ${SEED}, ${COUNT} patches)`, () => {
     console.log(`apply_patch fuzz: CORDON_FUZZ_SEED=${SEED} CORDON_FUZZ_PATCHES=${COUNT}`)
     const cwd = tempDir('patch-fuzz-')
     for (const [name, text] of Object.entries(FILES)) writeFileSync(join(cwd, name), text)
-    const r = rng(SEED)
+    const r = prng(SEED)
     const seen = { 'parse-error': 0, 'verify-error': 0, plan: 0 }
     let slowest = 0
     for (let i = 0; i < COUNT; i++) {
