@@ -3,7 +3,7 @@
  * denial detection with attribution, and bounded escalation that never
  * drops a denied read.
  */
-export { createOrchestrator, type Orchestrator, type OrchestratorOptions, type Assessment } from './orchestrator.js'
+export { createOrchestrator, type Orchestrator, type OrchestratorOptions, type OrchestratorWorkspace, type Assessment } from './orchestrator.js'
 export { execRequestSchema, orchestratorOptionsSchema, type ExecRequest } from './options.js'
 export type { ExecOutcome, ExecStatus, Escalation } from './outcome.js'
 export type { AttemptRecord, AttemptResult, OutputSpec } from './attempt.js'
@@ -19,6 +19,7 @@ export {
   type ApprovalRequest,
   type Approver,
   type DecisionSource,
+  type PatchFileShown,
 } from './approval/approval.js'
 export { requirementFor, type Requirement, type SandboxPermissions } from './approval/requirement.js'
 export type {

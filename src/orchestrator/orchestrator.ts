@@ -35,7 +35,9 @@ import { scopeOf } from './escalation/scope.js'
 import type { AttemptRecord, AttemptSpec, OutputSpec } from './attempt.js'
 import type { RunControl, RunOutcome, RuntimeDescription, ToolRuntime, WorkspaceFacts } from './runtime.js'
 import { shellRuntime } from '../tools/shell/shell-runtime.js'
+import { execPatch } from '../tools/apply-patch/exec-route.js'
 import { DEFAULT_MAX_BUFFER } from './output.js'
+import type { Enforcement } from '../platform/enforcement.js'
 
 export interface OrchestratorOptions {
   /** createSandbox() options for the first attempt. Default: `{}` (workspace-write in process.cwd()). */
@@ -93,7 +95,24 @@ export interface Orchestrator {
   warmUp(): Promise<void>
   /** Abort every exec in flight (what an approver's `abort` does): each resolves `canceled`. Later execs run normally. */
   abortAll(reason?: string): void
+  /**
+   * What the profile's sandbox lets a command touch, from its own
+   * enforcement report (read once): a runtime describes its request with
+   * it (apply_patch: which files it may read, which paths need a write
+   * root beyond the profile's, which roots may never be proposed).
+   */
+  workspace(): OrchestratorWorkspace
   readonly sessionCache: SessionCache
+}
+
+export interface OrchestratorWorkspace {
+  /** The sandbox cwd: where requests run by default. */
+  readonly cwd: string
+  readonly writeRoots: readonly string[]
+  /** The profile sandbox's enforcement report (absent when it could not be made). */
+  readonly report?: Enforcement
+  /** cordon's rules and amendments files (canonical): never under a widened write root. */
+  readonly rulesFiles: readonly string[]
 }
 
 /** The level a widened request is keyed at: the widening, and the planted repositories it was asked with. */
@@ -148,6 +167,11 @@ class OrchestratorImpl implements Orchestrator {
     await this.store.current()
   }
 
+  workspace(): OrchestratorWorkspace {
+    const f = this.facts.get()
+    return { cwd: this.baseCwd, writeRoots: f.writeRoots, ...(f.report ? { report: f.report } : {}), rulesFiles: this.facts.canonicalRulesFiles() }
+  }
+
   abortAll(reason = 'aborted'): void {
     this.stop.abort(new AbortError(reason))
     this.stop = new AbortController()
@@ -172,6 +196,9 @@ class OrchestratorImpl implements Orchestrator {
    */
   async exec(raw: ExecRequest): Promise<ExecOutcome> {
     const req = parseWith(execRequestSchema, raw ?? {}, 'exec request')
+    // `apply_patch PATCH`, or a shell script that only runs it: a patch, never a shell (src/tools/apply-patch/invocation.ts).
+    const patched = await execPatch(this, req)
+    if (patched) return patched
     return this.run(shellRuntime, req, { ...(req.signal ? { signal: req.signal } : {}), ...(req.onOutput ? { onOutput: req.onOutput } : {}), ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}), keep: req.keep })
   }
 

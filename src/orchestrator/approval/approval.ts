@@ -95,12 +95,25 @@ export interface ApprovalRequest {
   readonly risks?: readonly string[]
   /** For a script: the one of its commands that needs the approval (its text is kept out of `reason`). */
   readonly promptedBy?: readonly string[]
-  /** Patch-style request: the (environment, path) pairs it touches. */
-  readonly patch?: { readonly environment: string; readonly paths: readonly string[] }
+  /**
+   * Patch-style request: the (environment, path) pairs it touches and, for
+   * apply_patch, what it does to each file, verified against the files
+   * before this request was made (src/tools/apply-patch/verify.ts).
+   */
+  readonly patch?: { readonly environment: string; readonly paths: readonly string[]; readonly files?: readonly PatchFileShown[] }
   /** What the command reads on stdin (the request's `input`): the approver approves that too. */
   readonly stdin?: StdinShown
   /** Environment variables the request sets for the command, on top of the sandbox's. */
   readonly env?: Readonly<Record<string, string>>
+}
+
+/** One file of a patch as the approver is shown it: the operation, and a unified diff of exactly what will be written. */
+export interface PatchFileShown {
+  readonly kind: 'add' | 'delete' | 'update'
+  /** Absolute. */
+  readonly path: string
+  readonly moveTo?: string
+  readonly diff: string
 }
 
 /** A request's stdin as shown: the text (up to STDIN_SHOWN bytes), its size and digest (what the session key holds). */

@@ -14,6 +14,8 @@ import type { AttemptResult } from '../../orchestrator/attempt.js'
 import { describeDenial } from '../../orchestrator/escalation/escalation.js'
 import type { Tool, ToolContext, ToolOutput } from '../types.js'
 import { shellRuntime } from './shell-runtime.js'
+import { patchCommand } from '../apply-patch/exec-route.js'
+import { patchToolOutput } from '../apply-patch/tool.js'
 
 const argsSchema = z
   .object({
@@ -60,6 +62,9 @@ async function runShell(input: unknown, ctx: ToolContext): Promise<ToolOutput> {
     ...(a.justification !== undefined ? { justification: a.justification } : {}),
   })
   if (!req.success) return { kind: 'text', text: `bad arguments: ${req.error.issues[0]?.message}`, success: false }
+  // `apply_patch …` as a command is a patch, never a shell (src/tools/apply-patch/invocation.ts).
+  const patched = await patchCommand(ctx.orchestrator, a.command, { ...(a.workdir ? { cwd: a.workdir } : {}), ...(a.timeout_ms ? { timeout: a.timeout_ms } : {}), signal: ctx.signal })
+  if (patched) return patchToolOutput(patched, ctx)
   const outcome = await ctx.orchestrator.run(shellRuntime, req.data, { signal: ctx.signal })
   return shownOutcome(outcome, ctx)
 }

@@ -114,7 +114,7 @@ export function fakeSandboxes(script: Script, cwd: string) {
         return proc
       }) as Sandbox['spawn'],
       run: (async (argv: readonly string[], runOptions?: RunOptions): Promise<SandboxResult> => {
-        const run = { argv, options, signal: runOptions?.signal }
+        const run = { argv, options, signal: runOptions?.signal, runOptions }
         runs.push(run)
         const { chunks: _ignored, ...r } = await script(run)
         return { ...base(argv, enforcement), ...r }

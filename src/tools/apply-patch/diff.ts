@@ -1,0 +1,37 @@
+/**
+ * The structured diff an approver is shown: per file, unified hunks whose
+ * context and removed lines are the file's own text and whose added lines
+ * are the patch's — exactly what the applier will write.
+ */
+
+export interface DiffHunk {
+  /** 1-based first line in the old file (0 for an empty old side). */
+  readonly oldStart: number
+  readonly oldLines: number
+  readonly newStart: number
+  readonly newLines: number
+  /** Each prefixed with ` `, `-` or `+`. */
+  readonly lines: readonly string[]
+}
+
+/** A hunk from its lines and where it starts (0-based) in the old and the new file. */
+export function diffHunk(oldAt: number, newAt: number, lines: readonly string[]): DiffHunk {
+  const oldLines = lines.filter((l) => l[0] !== '+').length
+  const newLines = lines.filter((l) => l[0] !== '-').length
+  return { oldStart: oldLines ? oldAt + 1 : oldAt, oldLines, newStart: newLines ? newAt + 1 : newAt, newLines, lines }
+}
+
+/** The lines of a text without its final newline ('' has none). */
+export function textLines(text: string): string[] {
+  if (text === '') return []
+  const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l))
+  if (text.endsWith('\n')) lines.pop()
+  return lines
+}
+
+/** Unified diff text of one file: `--- a/…`, `+++ b/…`, then the hunks (`/dev/null` for an added or deleted file). */
+export function unifiedDiff(from: string | null, to: string | null, hunks: readonly DiffHunk[]): string {
+  const out = [`--- ${from === null ? '/dev/null' : `a/${from}`}`, `+++ ${to === null ? '/dev/null' : `b/${to}`}`]
+  for (const h of hunks) out.push(`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines)
+  return `${out.join('\n')}\n`
+}

@@ -1,0 +1,42 @@
+/**
+ * Which write roots a patch needs beyond the profile's. A path inside a
+ * write root needs nothing more. A path the profile protects (`.git/hooks`,
+ * a shell rc file) gets nothing either: the sandbox refuses the write and
+ * the report says so — protected paths are never widened. Any other path
+ * needs the directory that will hold it (its nearest existing ancestor,
+ * since missing directories are created) as an additional write root
+ * (never one inside a denied read, as widen.ts),
+ * which the orchestrator asks for as an escalation. A root that a
+ * widening may never propose (root-guard.ts: `/`, a home, system or shared
+ * temp directories, a directory holding a protected path or a rules file)
+ * refuses the whole patch before anything is asked or written.
+ */
+import { dirname } from 'node:path'
+import type { OrchestratorWorkspace } from '../../orchestrator/orchestrator.js'
+import { isUnder, nearestExistingDir, readRuleFor } from '../../orchestrator/denial/path-rules.js'
+import { refusedRoot } from '../../orchestrator/escalation/root-guard.js'
+import type { PatchPlan } from './verify.js'
+
+export type WriteNeeds = { readonly roots: readonly string[] } | { readonly refused: string }
+
+export function writeNeeds(plan: PatchPlan, ws: OrchestratorWorkspace): WriteNeeds {
+  const report = ws.report
+  const roots = new Set<string>()
+  for (const p of plan.paths) {
+    if (ws.writeRoots.some((r) => isUnder(p, r))) continue
+    if (report?.filesystem.protected.some((x) => isUnder(p, x))) continue
+    const root = nearestExistingDir(dirname(p))
+    if (!report) return { refused: `${p} lies outside the write roots, and the sandbox's report (needed to check a wider root) could not be made` }
+    const denied = report.filesystem.denyRead.find((d) => isUnder(root, d))
+    if (denied) return { refused: `${p} lies in ${denied}, which the profile denies reading: a denied read is never widened` }
+    const why = refusedRoot(root, 'write', report, { rulesFiles: ws.rulesFiles })
+    if (why) return { refused: `${p} lies outside the write roots, and ${why}` }
+    roots.add(root)
+  }
+  return { roots: [...roots] }
+}
+
+/** Why a command in the profile's sandbox could not read `path` (undefined: it can). */
+export function unreadableIn(ws: OrchestratorWorkspace): (path: string) => string | undefined {
+  return (path) => (ws.report ? readRuleFor(ws.report.filesystem, path) : 'no sandbox report')
+}

@@ -1,0 +1,67 @@
+/**
+ * Runs the applier (applier.ts) in a sandbox the orchestrator made:
+ * `node <package>/dist/tools/apply-patch/applier.js`, the steps on stdin.
+ * Node and the package are readable in both Linux modes (namespace mode
+ * binds the host read-only); a profile that cannot read them makes the
+ * helper fail to start, which is reported, never worked around by writing
+ * from this process.
+ *
+ * A step the sandbox refused (EACCES, EPERM, EROFS on a path the attempt's
+ * profile does not let it write) becomes a structured denial, so the
+ * orchestrator can offer its one wider retry on the same terms as for a
+ * command (a protected path is never widened: widen.ts).
+ */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { LoadError } from '../../errors.js'
+import { packageRoot } from '../../native/load.js'
+import type { Denial } from '../../orchestrator/denial/denial.js'
+import { writeRuleFor } from '../../orchestrator/denial/path-rules.js'
+import type { Sandbox } from '../../sandbox/sandbox.js'
+import type { SandboxResult } from '../../sandbox/result.js'
+import type { ApplierInput, ApplierLine, ApplierStep } from './applier.js'
+import { readApplierLines } from './steps.js'
+
+/** Where the built applier is; a LoadError when the package was not built. */
+export function applierPath(root = packageRoot): string {
+  const file = join(root, 'dist', 'tools', 'apply-patch', 'applier.js')
+  if (!existsSync(file)) throw new LoadError('the apply_patch helper is missing', [file], 'build the package (`npm run build`)')
+  return file
+}
+
+export interface ApplierRun {
+  /** One line per step it reached, numbered from 0 within `steps`. */
+  readonly lines: readonly ApplierLine[]
+  readonly result: SandboxResult
+}
+
+export interface ApplierRunOptions {
+  readonly signal?: AbortSignal
+  readonly timeout?: number
+}
+
+export async function runApplier(sandbox: Sandbox, steps: readonly ApplierStep[], options: ApplierRunOptions = {}): Promise<ApplierRun> {
+  const argv = [process.execPath, applierPath()]
+  const input: ApplierInput = { version: 1, steps }
+  // NODE_OPTIONS from the environment could make node load other code (`--require`) before the helper.
+  const result = await sandbox.run(argv, {
+    input: JSON.stringify(input),
+    env: { NODE_OPTIONS: '' },
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.timeout ? { timeout: options.timeout } : {}),
+  })
+  return { lines: readApplierLines(result.stdout), result }
+}
+
+const REFUSED = new Set(['EACCES', 'EPERM', 'EROFS'])
+
+/** A failed step the sandbox refused: its errno says so and the attempt's profile does not let it write the path. */
+export function denialsOf(lines: readonly ApplierLine[], steps: readonly ApplierStep[], result: SandboxResult): Denial[] {
+  const failed = lines.find((l) => l.status === 'failed')
+  const step = failed ? steps[failed.step] : undefined
+  if (!failed?.error || !step || !REFUSED.has(failed.error.code)) return []
+  const rule = writeRuleFor(result.enforcement.filesystem, step.path)
+  if (!rule) return []
+  const text = `apply_patch: ${failed.error.code} (${failed.error.syscall ?? 'write'}) on ${step.path}`
+  return [{ operation: 'write', rule, path: step.path, evidence: { source: 'stdout', text, by: 'cordon' } }]
+}

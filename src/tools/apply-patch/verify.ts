@@ -1,0 +1,141 @@
+/**
+ * A parsed patch checked against the files, before anyone is asked to
+ * approve it: every update and delete target is a regular, readable UTF-8
+ * file; no add or move target exists yet; each file is touched once; every
+ * hunk is placed (hunks.ts). The result is the plan the approver is shown
+ * (a unified diff per file) and the applier carries out (applier.ts), with
+ * the digest of each old text so a file that changes in between is not
+ * overwritten.
+ *
+ * Files are read by this (unconfined) process, so a path the sandbox
+ * profile would not let a command read is refused here (`unreadable`):
+ * whether a hunk matches would otherwise tell the model something about a
+ * file it may not see. Paths are canonical (symlinks resolved): the keys,
+ * the permission check and the applier all use where a write really lands.
+ */
+import { readFile, stat } from 'node:fs/promises'
+import { isAbsolute, resolve } from 'node:path'
+import { sha256 } from '../../orchestrator/approval/command-key.js'
+import { canonicalPath } from '../../orchestrator/denial/path-rules.js'
+import { PatchVerifyError } from './errors.js'
+import { applyHunks } from './hunks.js'
+import { diffHunk, textLines, unifiedDiff, type DiffHunk } from './diff.js'
+import { Budget, type MatchLevel } from './match.js'
+import type { FileOp, Patch } from './parser.js'
+
+export interface FileChange {
+  readonly kind: 'add' | 'delete' | 'update'
+  /** As the patch names it. */
+  readonly path: string
+  /** Absolute and canonical. */
+  readonly resolved: string
+  readonly moveTo?: { readonly path: string; readonly resolved: string }
+  /** Update and delete: the text verified against, and its SHA-256 (the applier compares before writing). */
+  readonly oldText?: string
+  readonly oldSha256?: string
+  /** Add and update: what the file will hold. */
+  readonly newText?: string
+  readonly hunks: readonly DiffHunk[]
+  /** Update: how each hunk matched (match.ts). */
+  readonly levels?: readonly MatchLevel[]
+  /** The unified diff of this file. */
+  readonly diff: string
+}
+
+export interface PatchPlan {
+  /** The directory relative paths were resolved in. */
+  readonly cwd: string
+  readonly changes: readonly FileChange[]
+  /** Every path written or removed (canonical), in patch order: a move names its source and its target. */
+  readonly paths: readonly string[]
+}
+
+export interface VerifyOptions {
+  readonly cwd: string
+  /** Why a command in the sandbox could not read this canonical path (undefined: it can). */
+  readonly unreadable?: (path: string) => string | undefined
+}
+
+export async function verifyPatch(patch: Patch, options: VerifyOptions): Promise<PatchPlan> {
+  const cwd = resolve(options.cwd)
+  const seen = new Map<string, number>()
+  const budget = new Budget()
+  const changes: FileChange[] = []
+  for (const op of patch.ops) {
+    const at = { path: op.path, resolved: canonicalPath(isAbsolute(op.path) ? op.path : resolve(cwd, op.path)), line: op.line }
+    claim(seen, at)
+    const moveTo = op.kind === 'update' && op.moveTo ? { path: op.moveTo.path, resolved: canonicalPath(resolve(cwd, op.moveTo.path)), line: op.moveTo.line } : undefined
+    if (moveTo) claim(seen, moveTo)
+    changes.push(await verifyOp(op, at, moveTo, options, budget))
+  }
+  return { cwd, changes, paths: changes.flatMap((c) => (c.moveTo ? [c.resolved, c.moveTo.resolved] : [c.resolved])) }
+}
+
+type At = { path: string; resolved: string; line: number }
+
+function claim(seen: Map<string, number>, at: At): void {
+  const before = seen.get(at.resolved)
+  if (before !== undefined) throw new PatchVerifyError('duplicate', at, `the patch already touches this file at line ${before}: give each file once`)
+  seen.set(at.resolved, at.line)
+}
+
+async function verifyOp(op: FileOp, at: At, moveTo: At | undefined, options: VerifyOptions, budget: Budget): Promise<FileChange> {
+  if (op.kind === 'add') {
+    await mustBeAbsent(at)
+    const lines = textLines(op.content)
+    const hunks = lines.length ? [diffHunk(0, 0, lines.map((l) => `+${l}`))] : []
+    return { kind: 'add', path: op.path, resolved: at.resolved, newText: op.content, hunks, diff: unifiedDiff(null, op.path, hunks) }
+  }
+  const oldText = await readText(at, options)
+  const oldSha256 = sha256(oldText)
+  if (op.kind === 'delete') {
+    const lines = textLines(oldText)
+    const hunks = lines.length ? [diffHunk(0, 0, lines.map((l) => `-${l}`))] : []
+    return { kind: 'delete', path: op.path, resolved: at.resolved, oldText, oldSha256, hunks, diff: unifiedDiff(op.path, null, hunks) }
+  }
+  if (moveTo) await mustBeAbsent(moveTo)
+  const r = applyHunks(textLines(oldText), op.hunks, at, budget)
+  const newText = joinLike(oldText, r.lines)
+  const move = moveTo ? { moveTo: { path: moveTo.path, resolved: moveTo.resolved } } : {}
+  return { kind: 'update', path: op.path, resolved: at.resolved, ...move, oldText, oldSha256, newText, hunks: r.hunks, levels: r.levels, diff: unifiedDiff(op.path, moveTo?.path ?? op.path, r.hunks) }
+}
+
+/**
+ * The new lines with the old text's line ending (CRLF when it used CRLF)
+ * and its final newline: present when the old text had one or was empty.
+ */
+function joinLike(oldText: string, lines: readonly string[]): string {
+  if (lines.length === 0) return ''
+  const eol = oldText.includes('\r\n') ? '\r\n' : '\n'
+  const final = oldText === '' || oldText.endsWith('\n') ? eol : ''
+  return lines.join(eol) + final
+}
+
+async function mustBeAbsent(at: At): Promise<void> {
+  try {
+    await stat(at.resolved)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return
+    throw new PatchVerifyError('unreadable', at, `cannot check whether it exists (${(e as NodeJS.ErrnoException).code ?? 'error'})`)
+  }
+  throw new PatchVerifyError('exists', at, 'exists already: update it instead of adding it (or delete it first)')
+}
+
+async function readText(at: At, options: VerifyOptions): Promise<string> {
+  const denied = options.unreadable?.(at.resolved)
+  if (denied) throw new PatchVerifyError('unreadable', at, `the sandbox does not let commands read it (${denied})`)
+  let buf: Buffer
+  try {
+    const st = await stat(at.resolved)
+    if (!st.isFile()) throw new PatchVerifyError('missing', at, 'is not a regular file')
+    buf = await readFile(at.resolved)
+  } catch (e) {
+    if (e instanceof PatchVerifyError) throw e
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new PatchVerifyError('missing', at, 'does not exist')
+    throw new PatchVerifyError('unreadable', at, `cannot be read (${code ?? 'error'})`)
+  }
+  const text = buf.toString('utf8')
+  if (!Buffer.from(text, 'utf8').equals(buf)) throw new PatchVerifyError('unreadable', at, 'is not UTF-8 text: a patch would change bytes it does not mention')
+  return text
+}

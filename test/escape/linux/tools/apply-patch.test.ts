@@ -1,0 +1,152 @@
+/**
+ * apply_patch with the real sandbox, in both modes, as root and as the
+ * unprivileged `cordon-probe`: the orchestrator runs as the identity
+ * (orch-driver.mjs, an approver answering from a script) and takes the
+ * patch as `['apply_patch', PATCH]` (routed by orchestrator.exec to the
+ * apply_patch runtime), and each test checks the host's files.
+ *
+ * The applier runs inside the sandbox: a write the profile denies is
+ * refused by the kernel (Landlock / a read-only bind), never made by the
+ * unconfined Node process — the same write made by the same identity
+ * without the sandbox succeeds (the baseline).
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { describeEscape } from '../../../helpers/escape.js'
+import type { Identity } from '../../../helpers/identity.js'
+import { makeTree, type Tree } from '../../../helpers/tree.js'
+import { runOrchestrator, type OrchReply } from '../orchestrator/orch-run.js'
+
+const patch = (...lines: string[]) => `*** Begin Patch\n${lines.join('\n')}\n*** End Patch\n`
+
+interface PatchOutput {
+  ok: boolean
+  status: string
+  text: string
+  report?: { ok: boolean; files: { path: string; status: string; error?: { code: string } }[] }
+}
+
+function patchOutput(r: OrchReply, i = 0): PatchOutput {
+  expect(r.error, JSON.stringify(r.error)).toBeUndefined()
+  return (r.outcomes[i] as unknown as { output: PatchOutput }).output
+}
+
+describeEscape('apply_patch (issue 14)', (identity: Identity, mode) => {
+  let t: Tree
+  let n = 0
+  beforeAll(() => {
+    t = makeTree(identity, `patch-${mode}`)
+  })
+  afterAll(() => t?.cleanup())
+
+  function ws() {
+    const i = n++
+    return { i, work: t.dir(`p${i}/work`), out: t.dir(`p${i}/out`) }
+  }
+  const sandbox = (work: string, extra: Record<string, unknown> = {}) => ({ cwd: work, mode, compat: 'best-effort', ...extra })
+  const apply = (work: string, text: string, answers: string[], extra: Record<string, unknown> = {}) =>
+    runOrchestrator(identity, t.home, { options: { sandbox: sandbox(work, extra), approvalMode: 'on-request' }, answers: answers as never, requests: [{ command: ['apply_patch', text] }] })
+  /** The identity, without any sandbox, creates `path` (the baseline a denial is measured against). */
+  const plainCreate = (path: string) => {
+    const [file, ...args] = identity.wrap(['/bin/sh', '-c', 'printf x > "$1"', 'sh', path])
+    execFileSync(file!, args)
+  }
+
+  it('a patch inside the workspace is asked once as a patch (with its diff) and applied', async () => {
+    const w = ws()
+    const a = t.file(`p${w.i}/work/a.txt`, 'one\ntwo\n')
+    t.file(`p${w.i}/work/old.txt`, 'moving\n')
+    const r = await apply(w.work, patch('*** Update File: a.txt', '@@', '-two', '+2', '*** Add File: sub/new.txt', '+new', '*** Update File: old.txt', '*** Move to: moved.txt'), ['approved'])
+    const out = patchOutput(r)
+    expect(out.text).toBe('Patch applied.\napplied update a.txt\napplied add sub/new.txt\napplied update old.txt -> moved.txt\n')
+    expect(r.asked).toHaveLength(1)
+    expect(r.asked[0]).toMatchObject({ promptClass: 'patch', patch: { files: [{ kind: 'update', diff: expect.stringContaining('-two\n+2\n') }, { kind: 'add' }, { kind: 'update', moveTo: join(w.work, 'moved.txt') }] } })
+    expect(readFileSync(a, 'utf8')).toBe('one\n2\n')
+    expect(readFileSync(join(w.work, 'sub/new.txt'), 'utf8')).toBe('new\n')
+    expect(readFileSync(join(w.work, 'moved.txt'), 'utf8')).toBe('moving\n')
+    expect(existsSync(join(w.work, 'old.txt'))).toBe(false)
+  })
+
+  it('a path outside the workspace asks for an additional write root: approved, it is written', async () => {
+    const w = ws()
+    const r = await apply(w.work, patch(`*** Add File: ${join(w.out, 'x.txt')}`, '+outside'), ['approved'])
+    expect(patchOutput(r)).toMatchObject({ ok: true, status: 'completed' })
+    expect(r.asked).toHaveLength(1)
+    expect(r.asked[0]).toMatchObject({ promptClass: 'escalation', widening: { write: [w.out] } })
+    expect(readFileSync(join(w.out, 'x.txt'), 'utf8')).toBe('outside\n')
+  })
+
+  it('the same, denied: nothing is written', async () => {
+    const w = ws()
+    const r = await apply(w.work, patch('*** Add File: inside.txt', '+in', `*** Add File: ${join(w.out, 'x.txt')}`, '+outside'), ['denied'])
+    expect(patchOutput(r)).toMatchObject({ ok: false, status: 'denied' })
+    expect(r.outcomes[0]!.attempts).toHaveLength(0)
+    expect(existsSync(join(w.out, 'x.txt'))).toBe(false)
+    expect(existsSync(join(w.work, 'inside.txt'))).toBe(false)
+  })
+
+  it('the applier runs confined: a file in a directory the profile denies is refused by the sandbox; the report says what was applied', async () => {
+    const w = ws()
+    const a = t.file(`p${w.i}/work/a.txt`, 'one\n')
+    const secret = t.dir(`p${w.i}/work/secret`)
+    const r = await apply(w.work, patch('*** Update File: a.txt', '@@', '-one', '+1', '*** Add File: secret/planted.txt', '+2', '*** Add File: last.txt', '+3'), ['approved', 'approved'], { denyRead: [secret] })
+    const out = patchOutput(r)
+    expect(out.report?.files.map((f) => [f.path, f.status])).toEqual([
+      ['a.txt', 'applied'],
+      ['secret/planted.txt', 'failed'],
+      ['last.txt', 'not-attempted'],
+    ])
+    expect(['EACCES', 'EPERM', 'EROFS', 'ENOENT']).toContain(out.report?.files[1]?.error?.code)
+    // (Landlock mode narrows the workspace around the denied directory: no new entry in it, so the update is written in place.)
+    expect(readFileSync(a, 'utf8')).toBe('1\n')
+    expect(existsSync(join(secret, 'planted.txt'))).toBe(false)
+    expect(existsSync(join(w.work, 'last.txt'))).toBe(false)
+    // A denied read is never widened: no second attempt wrote it.
+    expect(r.outcomes[0]!.attempts).toHaveLength(1)
+    // Baseline: the same identity creates that file when nothing confines it.
+    plainCreate(join(secret, 'planted.txt'))
+    expect(readFileSync(join(secret, 'planted.txt'), 'utf8')).toBe('x')
+  })
+
+  if (mode === 'namespaces')
+    it('a patch into .git/hooks is refused by the sandbox (read-only bind) and the partial failure lists what was applied', async () => {
+      const w = ws()
+      const hooks = t.dir(`p${w.i}/work/.git/hooks`)
+      const r = await apply(w.work, patch('*** Add File: ok.txt', '+1', '*** Add File: .git/hooks/pre-commit', '+#!/bin/sh', '*** Add File: later.txt', '+2'), ['approved', 'approved'])
+      const out = patchOutput(r)
+      expect(out.report?.files.map((f) => [f.path, f.status])).toEqual([
+        ['ok.txt', 'applied'],
+        ['.git/hooks/pre-commit', 'failed'],
+        ['later.txt', 'not-attempted'],
+      ])
+      expect(['EROFS', 'EACCES', 'EPERM']).toContain(out.report?.files[1]?.error?.code)
+      expect(out.text).toContain('Patch NOT fully applied')
+      expect(r.outcomes[0]!.escalation?.refused.join('\n')).toContain('protected paths stay read-only')
+      expect(existsSync(join(hooks, 'pre-commit'))).toBe(false)
+      expect(existsSync(join(w.work, 'ok.txt'))).toBe(true)
+      plainCreate(join(hooks, 'pre-commit'))
+      expect(existsSync(join(hooks, 'pre-commit'))).toBe(true)
+    })
+
+  if (mode === 'landlock')
+    it('Landlock mode cannot keep .git/hooks read-only below a write root, and the attempt report says so', async () => {
+      const w = ws()
+      t.dir(`p${w.i}/work/.git/hooks`)
+      const r = await apply(w.work, patch('*** Add File: ok.txt', '+1'), ['approved'])
+      expect(patchOutput(r).ok).toBe(true)
+      const e = r.outcomes[0]!.attempts[0]!.sandbox.enforcement!
+      expect(e.missing.map((m) => m.protection)).toContain('protected-paths')
+      expect(e.filesystem.protected).toContain(join(w.work, '.git/hooks'))
+    })
+
+  it('a patch that does not fit the files writes nothing and asks nothing', async () => {
+    const w = ws()
+    t.file(`p${w.i}/work/a.txt`, 'one\n')
+    const r = await apply(w.work, patch('*** Add File: b.txt', '+b', '*** Update File: a.txt', '@@', '-nope', '+x'), ['approved'])
+    expect(patchOutput(r)).toMatchObject({ ok: false, status: 'invalid' })
+    expect(r.asked).toHaveLength(0)
+    expect(existsSync(join(w.work, 'b.txt'))).toBe(false)
+  })
+})

@@ -1,0 +1,158 @@
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { PatchVerifyError } from '../../../../src/tools/apply-patch/errors.js'
+import { parsePatch } from '../../../../src/tools/apply-patch/parser.js'
+import { verifyPatch, type PatchPlan } from '../../../../src/tools/apply-patch/verify.js'
+import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
+
+afterAll(removeTempDirs)
+
+const patch = (...lines: string[]) => parsePatch(`*** Begin Patch\n${lines.join('\n')}\n*** End Patch\n`)
+
+function workspace(files: Record<string, string>): string {
+  const dir = tempDir('patch-verify-')
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, '..'), { recursive: true })
+    writeFileSync(join(dir, name), text)
+  }
+  return dir
+}
+
+async function plan(files: Record<string, string>, ...lines: string[]): Promise<{ dir: string; plan: PatchPlan }> {
+  const dir = workspace(files)
+  return { dir, plan: await verifyPatch(patch(...lines), { cwd: dir }) }
+}
+
+async function failure(files: Record<string, string>, ...lines: string[]): Promise<PatchVerifyError> {
+  const dir = workspace(files)
+  const e = await verifyPatch(patch(...lines), { cwd: dir }).then(
+    () => undefined,
+    (x: unknown) => x,
+  )
+  expect(e).toBeInstanceOf(PatchVerifyError)
+  return e as PatchVerifyError
+}
+
+const src = ['a', 'b', 'c', 'd', 'e', 'f'].join('\n') + '\n'
+
+describe('verifyPatch', () => {
+  it('plans an update: new text, a unified diff with the file own context, the digest of the old text; nothing is written', async () => {
+    const { dir, plan: p } = await plan({ 'x.txt': src }, '*** Update File: x.txt', '@@', ' b', '-c', '+C', ' d')
+    const c = p.changes[0]!
+    expect(c).toMatchObject({ kind: 'update', path: 'x.txt', resolved: join(dir, 'x.txt'), oldText: src, newText: 'a\nb\nC\nd\ne\nf\n', levels: ['exact'] })
+    expect(c.oldSha256).toMatch(/^[0-9a-f]{64}$/)
+    expect(c.diff).toBe('--- a/x.txt\n+++ b/x.txt\n@@ -2,3 +2,3 @@\n b\n-c\n+C\n d\n')
+    expect(readFileSync(join(dir, 'x.txt'), 'utf8')).toBe(src)
+    expect(p.paths).toEqual([join(dir, 'x.txt')])
+  })
+
+  it('applies hunks in order, each after the previous one, and shifts new line numbers', async () => {
+    const { plan: p } = await plan({ 'x': src }, '*** Update File: x', '@@', ' a', '+a2', ' b', '@@', '-e', ' f')
+    expect(p.changes[0]!.newText).toBe('a\na2\nb\nc\nd\nf\n')
+    expect(p.changes[0]!.hunks.map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines])).toEqual([
+      [1, 2, 1, 3],
+      [5, 2, 6, 1],
+    ])
+  })
+
+  it('refuses a hunk that comes before the previous one', async () => {
+    const e = await failure({ x: src }, '*** Update File: x', '@@', ' e', '+e2', '@@', ' b', '+b2')
+    expect(e).toMatchObject({ kind: 'context', line: 6 })
+    expect(e.message).toContain('after line 5')
+  })
+
+  it('reports ambiguous context with the file lines, and an @@ header settles it', async () => {
+    const files = { x: 'f() {\n  return 1\n}\ng() {\n  return 1\n}\n' }
+    const e = await failure(files, '*** Update File: x', '@@', '-  return 1', '+  return 2')
+    expect(e).toMatchObject({ kind: 'ambiguous', line: 3, candidates: [2, 5] })
+    const { plan: p } = await plan(files, '*** Update File: x', '@@ g() {', '-  return 1', '+  return 2')
+    expect(p.changes[0]!.newText).toBe('f() {\n  return 1\n}\ng() {\n  return 2\n}\n')
+  })
+
+  it('walks the tolerance ladder: exact, then trailing whitespace, then all surrounding whitespace; context keeps the file text', async () => {
+    const files = { x: 'one  \n\ttwo\nthree\n' }
+    const trailing = await plan(files, '*** Update File: x', '@@', ' one', '-\ttwo', '+2')
+    expect(trailing.plan.changes[0]).toMatchObject({ newText: 'one  \n2\nthree\n', levels: ['trailing-whitespace'] })
+    const around = await plan(files, '*** Update File: x', '@@', ' one', '-two', '+2')
+    expect(around.plan.changes[0]).toMatchObject({ newText: 'one  \n2\nthree\n', levels: ['whitespace'] })
+    const exact = await plan(files, '*** Update File: x', '@@', ' one  ', '-\ttwo', '+2')
+    expect(exact.plan.changes[0]!.levels).toEqual(['exact'])
+  })
+
+  it('prefers an exact match over a looser one elsewhere (no ambiguity across rungs)', async () => {
+    const { plan: p } = await plan({ x: ' x\nx\n' }, '*** Update File: x', '@@', '-x', '+y')
+    expect(p.changes[0]!.newText).toBe(' x\ny\n')
+  })
+
+  it('anchors an end-of-file hunk at the end, and appends a hunk of only added lines', async () => {
+    const { plan: p } = await plan({ x: 'a\nb\na\n' }, '*** Update File: x', '@@', '-a', '+z', '*** End of File')
+    expect(p.changes[0]!.newText).toBe('a\nb\nz\n')
+    const add = await plan({ x: 'a\n' }, '*** Update File: x', '@@', '+b')
+    expect(add.plan.changes[0]!.newText).toBe('a\nb\n')
+    const after = await plan({ x: 'a\nb\n' }, '*** Update File: x', '@@ a', '+a2')
+    expect(after.plan.changes[0]!.newText).toBe('a\na2\nb\n')
+  })
+
+  it('drops a trailing blank context line that matches nowhere', async () => {
+    const { plan: p } = await plan({ x: 'a\nb' }, '*** Update File: x', '@@', '-b', '+c', ' ')
+    expect(p.changes[0]!.newText).toBe('a\nc')
+  })
+
+  it('keeps CRLF line endings and a missing final newline', async () => {
+    const crlf = await plan({ x: 'a\r\nb\r\n' }, '*** Update File: x', '@@', '-b', '+c')
+    expect(crlf.plan.changes[0]!.newText).toBe('a\r\nc\r\n')
+    const bare = await plan({ x: 'a\nb' }, '*** Update File: x', '@@', ' a', '+m')
+    expect(bare.plan.changes[0]!.newText).toBe('a\nm\nb')
+  })
+
+  it('plans add, delete and move, naming both ends of a move', async () => {
+    const { dir, plan: p } = await plan({ old: 'x\ny\n', gone: 'bye\n' }, '*** Add File: sub/new', '+hi', '*** Delete File: gone', '*** Update File: old', '*** Move to: moved/old', '@@', '-y', '+z')
+    expect(p.changes.map((c) => c.kind)).toEqual(['add', 'delete', 'update'])
+    expect(p.changes[0]).toMatchObject({ newText: 'hi\n', diff: '--- /dev/null\n+++ b/sub/new\n@@ -0,0 +1,1 @@\n+hi\n' })
+    expect(p.changes[1]).toMatchObject({ oldText: 'bye\n', diff: '--- a/gone\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-bye\n' })
+    expect(p.changes[2]).toMatchObject({ moveTo: { path: 'moved/old', resolved: join(dir, 'moved/old') }, newText: 'x\nz\n' })
+    expect(p.paths).toEqual([join(dir, 'sub/new'), join(dir, 'gone'), join(dir, 'old'), join(dir, 'moved/old')])
+  })
+
+  it.each([
+    ['an update of a missing file', {}, ['*** Update File: nope', '@@', '+x'], 'missing', 'does not exist'],
+    ['a delete of a directory', { 'd/f': '' }, ['*** Delete File: d'], 'missing', 'is not a regular file'],
+    ['an add over an existing file', { a: '' }, ['*** Add File: a', '+x'], 'exists', 'exists already'],
+    ['a move onto an existing file', { a: 'x\n', b: '' }, ['*** Update File: a', '*** Move to: b'], 'exists', 'exists already'],
+    ['a file touched twice', { a: 'x\n' }, ['*** Update File: a', '@@', '+y', '*** Delete File: ./a'], 'duplicate', 'already touches this file at line 2'],
+    ['a move onto a file the patch also adds', { a: 'x\n' }, ['*** Add File: b', '+1', '*** Update File: a', '*** Move to: b'], 'duplicate', 'already touches'],
+    ['context that is not there', { a: 'x\n' }, ['*** Update File: a', '@@', ' y', '+z'], 'context', 'are not in the file after line 0'],
+    ['a header that is not there', { a: 'x\n' }, ['*** Update File: a', '@@ nope', '+z'], 'context', 'the @@ line "nope" is not in the file'],
+  ] as const)('refuses %s', async (_n, files, lines, kind, text) => {
+    const e = await failure({ ...files }, ...lines)
+    expect(e.kind).toBe(kind)
+    expect(e.message).toContain(text)
+    expect(e.message).toMatch(/^patch line \d+: /)
+  })
+
+  it('refuses a file that is not UTF-8 text (rewriting it would change bytes the patch does not mention)', async () => {
+    const dir = workspace({})
+    writeFileSync(join(dir, 'a'), Buffer.from([0x61, 0x0a, 0xff, 0xfe, 0x0a]))
+    const e = await verifyPatch(patch('*** Update File: a', '@@', '-a', '+b'), { cwd: dir }).catch((x: unknown) => x)
+    expect(e).toMatchObject({ kind: 'unreadable', message: expect.stringContaining('is not UTF-8 text') })
+  })
+
+  it('refuses a file the sandbox would not let a command read, before reading it', async () => {
+    const dir = workspace({ 'secret/key': 'k\n' })
+    const asked: string[] = []
+    const e = await verifyPatch(patch('*** Update File: secret/key', '@@', '-k', '+x'), {
+      cwd: dir,
+      unreadable: (p) => (asked.push(p), p.includes('/secret/') ? 'deny-read' : undefined),
+    }).catch((x: unknown) => x)
+    expect(e).toMatchObject({ kind: 'unreadable', message: expect.stringContaining('does not let commands read it (deny-read)') })
+    expect(asked).toEqual([join(dir, 'secret/key')])
+  })
+
+  it('resolves symlinks: the plan names where the write lands', async () => {
+    const dir = workspace({ 'real/f': 'a\n' })
+    symlinkSync(join(dir, 'real'), join(dir, 'link'))
+    const p = await verifyPatch(patch('*** Update File: link/f', '@@', '-a', '+b'), { cwd: dir })
+    expect(p.paths).toEqual([join(dir, 'real/f')])
+  })
+})
