@@ -181,3 +181,40 @@ export function checkRuleText(text: string): void {
   if (forms.length !== 1) throw new SbplError(`expected one form, found ${forms.length}`)
   checkRule(forms[0]!)
 }
+
+/** Whether rule operation `ruleOp` covers the concrete operation `op` (`file-read*` covers `file-read-data`). */
+function covers(ruleOp: string, op: string): boolean {
+  if (ruleOp === 'default') return true
+  return ruleOp.endsWith('*') ? op.startsWith(ruleOp.slice(0, -1)) : ruleOp === op
+}
+
+function pathMatches(f: Node, path: string): boolean {
+  if (f.kind !== 'list') return false
+  const [head, arg] = f.items
+  if (head?.kind !== 'atom' || arg?.kind !== 'string') return false
+  if (head.value === 'literal') return path === arg.value
+  if (head.value === 'subpath') return path === arg.value || path.startsWith(arg.value === '/' ? '/' : `${arg.value}/`)
+  if (head.value === 'regex') return new RegExp(arg.value).test(path)
+  return false
+}
+
+/**
+ * What a profile decides for a file operation on a resolved path, the way
+ * Seatbelt does: the last rule whose operation covers it and whose path
+ * filters (any of them; none means all) match. Only path filters are
+ * modelled: a rule with other filters (a target, an address) never matches
+ * here, so use this for file operations only.
+ */
+export function decide(text: string, op: string, path: string): 'allow' | 'deny' {
+  let verdict: 'allow' | 'deny' = 'deny'
+  for (const form of parseSbpl(text).slice(1)) {
+    if (form.kind !== 'list') continue
+    const [head, ...rest] = form.items
+    const ops = rest.filter((x): x is Node & { kind: 'atom' } => x.kind === 'atom').map((x) => x.value)
+    const filters = rest.filter((x) => x.kind === 'list' && !(x.items[0]?.kind === 'atom' && x.items[0].value === 'with'))
+    if (!ops.some((o) => covers(o, op))) continue
+    if (filters.length && !filters.some((f) => pathMatches(f, path))) continue
+    verdict = (head as { value: string }).value as 'allow' | 'deny'
+  }
+  return verdict
+}

@@ -93,8 +93,9 @@ function networkSection(network: SeatbeltNetwork): string[] {
 
 function denySection(policy: SeatbeltInput['policy']): string[] {
   const out: string[] = []
-  if (policy.denyRead.length || policy.denyGlobs.length) out.push('; denied paths: no read, write or exec of them or below them')
-  out.push(...rule('deny', `${READ} ${WRITE} process-exec`, pathFilters([...literals(policy.denyRead), ...subpaths(policy.denyRead)], 'deny-read path')))
+  // A subpath matches the path itself too: one filter per denied path.
+  if (policy.denyRead.length) out.push('; denied paths: no read, write or exec of them or below them')
+  out.push(...rule('deny', `${READ} ${WRITE} process-exec`, pathFilters(subpaths(policy.denyRead), 'deny-read path')))
   if (policy.denyGlobs.length) out.push('; denied globs: checked on every open, so files created later are denied too')
   out.push(...rule('deny', `${READ} ${WRITE} process-exec`, policy.denyGlobs.map((g) => `(regex ${sbplString(globToRegex(g), 'deny-read glob')})`)))
   const ancestors = writableAncestors(policy.denyRead, policy.writeRoots)

@@ -1,0 +1,174 @@
+/**
+ * The generated Seatbelt profiles: a golden file per built-in profile and
+ * per edge case (test/unit/platform/darwin/golden/), every one passing the
+ * SBPL checker, and the decisions that matter read back from the text the
+ * way Seatbelt evaluates it (the last matching rule wins): a denied file
+ * inside a write root stays unreadable, a protected path that does not
+ * exist cannot be created, its ancestors cannot be renamed.
+ *
+ * Verified here by these unit tests on Linux only; not yet compiled by
+ * macOS's sandbox compiler (docs/macos.md).
+ */
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { PolicyError } from '../../../../src/errors.js'
+import { loadBasePolicy } from '../../../../src/platform/darwin/base-policy.js'
+import { MAX_SBPL_STRING } from '../../../../src/platform/darwin/sbpl-string.js'
+import { seatbeltProfile, type SeatbeltInput, type SeatbeltNetwork } from '../../../../src/platform/darwin/sbpl.js'
+import { expandPath, hasGlob } from '../../../../src/profile/paths.js'
+import { BUILTIN_PROFILES, builtinSecretDenies, loadProfile } from '../../../../src/profile/profiles.js'
+import { checkProfile, decide, parseSbpl } from '../../../helpers/sbpl-check.js'
+
+const CTX = { cwd: '/Users/dev/repo', tmpdir: '/var/folders/zz/T/cordon-1', home: '/Users/dev' }
+const golden = (name: string) => join(import.meta.dirname, 'golden', `${name}.sb`)
+const TAG = 'cordon-0123456789abcdef'
+
+/** A built-in profile's policy at fixed paths (expanded, not canonicalised: no such paths exist here). */
+function builtin(name: string): SeatbeltInput['policy'] & { network: SeatbeltNetwork['kind'] } {
+  const p = loadProfile(name)
+  const fs = p.filesystem
+  const denies = [...(fs.denySecrets ? builtinSecretDenies() : []), ...fs.denyRead].map((r) => expandPath(r, CTX))
+  return {
+    profileName: name,
+    readAll: fs.read === 'all',
+    readRoots: fs.read === 'all' ? ['/'] : fs.read.map((r) => expandPath(r, CTX)),
+    writeRoots: fs.write.map((w) => expandPath(w, CTX)),
+    denyRead: denies.filter((d) => !hasGlob(d)),
+    denyGlobs: denies.filter(hasGlob),
+    protectedPaths: fs.protected.map((r) => expandPath(r, CTX)),
+    network: p.network,
+  }
+}
+
+function profileOf(policy: SeatbeltInput['policy'], network: SeatbeltNetwork = { kind: 'off' }): string {
+  const text = seatbeltProfile({ policy, network, tag: TAG, base: loadBasePolicy() })
+  checkProfile(text)
+  return text
+}
+
+const plain = (over: Partial<SeatbeltInput['policy']> = {}): SeatbeltInput['policy'] => ({
+  profileName: 'custom', readAll: true, readRoots: ['/'], writeRoots: ['/Users/dev/repo'], denyRead: [], denyGlobs: [], protectedPaths: [], ...over,
+})
+
+describe('Seatbelt profile of each built-in profile', () => {
+  for (const name of BUILTIN_PROFILES) {
+    it(`${name}: golden, well-formed, tagged`, async () => {
+      const { network, ...policy } = builtin(name)
+      const text = profileOf(policy, { kind: network === 'off' ? 'off' : network })
+      expect(text.startsWith('(version 1)\n')).toBe(true)
+      expect(text).toContain(`(deny default (with message "${TAG}"))`)
+      await expect(text).toMatchFileSnapshot(golden(name))
+    })
+  }
+
+  it('workspace-write: secrets unreadable, workspace writable, .git/hooks read-only, temp dir through /private', () => {
+    const { network: _n, ...policy } = builtin('workspace-write')
+    const t = profileOf(policy)
+    expect(decide(t, 'file-read-data', '/Users/dev/.ssh/id_ed25519')).toBe('deny')
+    expect(decide(t, 'file-read-data', '/Users/dev/notes.txt')).toBe('allow')
+    expect(decide(t, 'file-write-create', '/Users/dev/repo/src/a.ts')).toBe('allow')
+    expect(decide(t, 'file-write-create', '/Users/dev/other/a.ts')).toBe('deny')
+    expect(decide(t, 'file-write-create', '/Users/dev/repo/.git/hooks/pre-commit')).toBe('deny')
+    expect(decide(t, 'file-write-data', '/Users/dev/repo/.git/config')).toBe('deny')
+    expect(decide(t, 'file-write-create', '/private/var/folders/zz/T/cordon-1/x')).toBe('allow')
+    expect(decide(t, 'file-write-create', '/var/folders/zz/T/cordon-1/x')).toBe('deny') // no rule names the unresolved form
+    expect(t).not.toMatch(/"\/var\//)
+  })
+
+  it('read-only: nothing writable but the temp dir; full-access: writes anywhere, secrets still denied', () => {
+    const ro = profileOf(builtin('read-only'))
+    expect(decide(ro, 'file-write-create', '/Users/dev/repo/a')).toBe('deny')
+    const fa = builtin('full-access')
+    const t = profileOf(fa, { kind: 'on' })
+    expect(decide(t, 'file-write-create', '/Library/x')).toBe('allow')
+    expect(decide(t, 'file-read-data', '/Users/dev/.aws/credentials')).toBe('deny')
+    expect(t).toContain('(allow network*)')
+  })
+})
+
+describe('Seatbelt profile edge cases', () => {
+  it('spaces, quotes, backslashes and unicode in paths are escaped, not broken', async () => {
+    const root = '/Users/dev/my "quoted" repo\\ünïcödé 日本'
+    const t = profileOf(plain({ writeRoots: [root], protectedPaths: [`${root}/.git/hooks`] }))
+    expect(t).toContain('(subpath "/Users/dev/my \\"quoted\\" repo\\\\ünïcödé 日本")')
+    expect(decide(t, 'file-write-create', `${root}/x`)).toBe('allow')
+    expect(decide(t, 'file-write-create', `${root}/.git/hooks/x`)).toBe('deny')
+    await expect(t).toMatchFileSnapshot(golden('edge-quotes-unicode'))
+  })
+
+  it('/tmp, /var and /etc paths are written in their /private form only', () => {
+    const t = profileOf(plain({ writeRoots: ['/tmp/cordon-x'], denyRead: ['/etc/master.passwd'], denyGlobs: ['/tmp/**/*.key'] }))
+    expect(t).toContain('(subpath "/private/tmp/cordon-x")')
+    expect(t).not.toMatch(/"\/tmp|"\^\/tmp|"\/etc/)
+    expect(decide(t, 'file-write-create', '/private/tmp/cordon-x/a')).toBe('allow')
+    expect(decide(t, 'file-read-data', '/private/etc/master.passwd')).toBe('deny')
+    expect(decide(t, 'file-read-data', '/private/tmp/cordon-x/later/created.key')).toBe('deny')
+  })
+
+  it('thousands of paths become bounded regexes, each string within the compiler limit', async () => {
+    const denyRead = Array.from({ length: 3000 }, (_, i) => `/Users/dev/repo/fixtures/case-${i}/.env`)
+    const t = profileOf(plain({ denyRead }))
+    const strings = [...t.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => Buffer.byteLength(m[1]!))
+    expect(Math.max(...strings)).toBeLessThanOrEqual(MAX_SBPL_STRING)
+    expect(t.match(/\(literal "/g)?.length ?? 0).toBeLessThan(40) // grouped, not 3000 literals
+    expect(t.length).toBeLessThan(400_000)
+    for (const i of [0, 1234, 2999]) expect(decide(t, 'file-read-data', `/Users/dev/repo/fixtures/case-${i}/.env`)).toBe('deny')
+    expect(decide(t, 'file-read-data', '/Users/dev/repo/fixtures/case-3000/.env')).toBe('allow')
+    expect(decide(t, 'file-read-data', '/Users/dev/repo/fixtures/case-12/.envrc')).toBe('allow')
+    expect(decide(t, 'file-read-data', '/Users/dev/repo/fixtures/case-12/.env/inner')).toBe('deny')
+  })
+
+  it('a deny-read path inside a write root: unreadable, unwritable, and neither it nor its ancestors can be renamed', async () => {
+    const t = profileOf(plain({ denyRead: ['/Users/dev/repo/config/.env'] }))
+    expect(decide(t, 'file-read-data', '/Users/dev/repo/config/.env')).toBe('deny')
+    expect(decide(t, 'file-write-data', '/Users/dev/repo/config/.env')).toBe('deny')
+    expect(decide(t, 'file-write-unlink', '/Users/dev/repo/config/.env')).toBe('deny')
+    expect(decide(t, 'file-write-unlink', '/Users/dev/repo/config')).toBe('deny')
+    expect(decide(t, 'file-write-unlink', '/Users/dev/repo')).toBe('deny')
+    expect(decide(t, 'file-write-unlink', '/Users/dev/repo/config/other')).toBe('allow')
+    await expect(t).toMatchFileSnapshot(golden('edge-deny-inside-write-root'))
+  })
+
+  it('a missing protected path cannot be created (literal and subpath), its ancestors cannot be renamed', () => {
+    const t = profileOf(plain({ protectedPaths: ['/Users/dev/repo/.git/hooks'] }))
+    expect(t).toContain('(literal "/Users/dev/repo/.git/hooks")')
+    expect(t).toContain('(subpath "/Users/dev/repo/.git/hooks")')
+    expect(decide(t, 'file-write-create', '/Users/dev/repo/.git/hooks')).toBe('deny')
+    expect(decide(t, 'file-write-create', '/Users/dev/repo/.git/hooks/post-checkout')).toBe('deny')
+    expect(decide(t, 'file-write-unlink', '/Users/dev/repo/.git')).toBe('deny')
+    expect(decide(t, 'file-write-create', '/Users/dev/repo/.git/objects/ab')).toBe('allow')
+  })
+
+  it('read roots: only they, the write roots and the system files the base policy names are readable and executable', async () => {
+    const t = profileOf(plain({ readAll: false, readRoots: ['/Users/dev/repo', '/opt/homebrew'] }))
+    expect(decide(t, 'file-read-data', '/opt/homebrew/bin/git')).toBe('allow')
+    expect(decide(t, 'process-exec', '/opt/homebrew/bin/git')).toBe('allow')
+    expect(decide(t, 'process-exec', '/bin/sh')).toBe('allow')
+    expect(decide(t, 'file-read-data', '/usr/lib/dyld')).toBe('allow')
+    expect(decide(t, 'file-read-data', '/Users/dev/Documents/a')).toBe('deny')
+    expect(decide(t, 'process-exec', '/Users/dev/Downloads/tool')).toBe('deny')
+    await expect(t).toMatchFileSnapshot(golden('edge-read-roots'))
+  })
+
+  it('network: off allows nothing, proxy only localhost:PORT, inet IP and name resolution, on everything', () => {
+    const rules = (n: SeatbeltNetwork) => profileOf(plain(), n).split('\n').filter((l) => /network/.test(l) && !l.startsWith(';'))
+    expect(rules({ kind: 'off' })).toEqual([])
+    expect(rules({ kind: 'proxy', port: 8080 })).toEqual(['(allow network-outbound (remote ip "localhost:8080"))'])
+    expect(rules({ kind: 'inet' })).toEqual(['(allow network-outbound (literal "/private/var/run/mDNSResponder"))', '(allow network-outbound (remote ip "*:*"))', '(allow network-inbound network-bind (local ip "*:*"))'])
+    expect(rules({ kind: 'on' })).toEqual(['(allow network*)'])
+  })
+
+  it('every base rule appears under its reason comment', () => {
+    const t = profileOf(plain())
+    for (const r of loadBasePolicy().filter((b) => b.when === 'always')) expect(t).toContain(`; ${r.reason}\n${r.sbpl}\n`)
+  })
+
+  it('a path no SBPL string can hold is a PolicyError, not a broken profile', () => {
+    expect(() => profileOf(plain({ writeRoots: [`/Users/${'x'.repeat(1100)}`] }))).toThrow(PolicyError)
+    expect(() => profileOf(plain({ writeRoots: ['/Users/dev/a\nb'] }))).toThrow(/control character/)
+  })
+
+  it('the profile parses to rules only (no stray atoms at the top)', () => {
+    expect(parseSbpl(profileOf(plain())).every((f) => f.kind === 'list')).toBe(true)
+  })
+})
