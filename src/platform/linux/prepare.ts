@@ -12,7 +12,7 @@
  */
 import { PolicyError, SetupError } from '../../errors.js'
 import type { ResolvedPolicy } from '../../profile/resolve.js'
-import { launcherFor } from './launcher-path.js'
+import { launcherFor } from '../launcher-path.js'
 import { zygoteFor } from './launch/zygote.js'
 import type { SandboxMode } from '../../profile/schema.js'
 import type { Enforcement } from '../enforcement.js'
