@@ -64,7 +64,7 @@
       "conditions": [
         ["OS=='linux'", {
           "sources": [
-            "native/common/err.c",
+            "native/common/err.c", "native/common/launcher-io.c",
             "native/linux/main.c",
             "native/linux/launcher.c", "native/linux/json.c", "native/linux/plan.c",
             "native/linux/process.c", "native/linux/caps.c",
@@ -86,7 +86,7 @@
         # Not yet built on macOS: .github/workflows/real-runners.yml does.
         ["OS=='mac'", {
           "sources": [
-            "native/common/err.c",
+            "native/common/err.c", "native/common/launcher-io.c",
             "native/darwin/main.c", "native/darwin/launcher.c", "native/darwin/plan.c",
             "native/darwin/seatbelt.c", "native/darwin/steps.c", "native/darwin/status.c"
           ],

@@ -17,31 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cordon-launcher-io.h"
 #include "cordon-wire.h"
 #include "launcher.h"
 
-/* The plan, read to end of file; refused above CORDON_MAX_PLAN_BYTES. */
-static char *read_plan(int fd, size_t *len) {
-  size_t cap = 65536, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    ssize_t r = read(fd, buf + n, cap - n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    n += (size_t)r;
-    if (n < cap) continue;
-    if (cap >= CORDON_MAX_PLAN_BYTES) { free(buf); errno = EFBIG; return NULL; }
-    char *bigger = realloc(buf, cap *= 2);
-    if (!bigger) free(buf);
-    buf = bigger;
-  }
-  *len = n;
-  return buf;
-}
-
 static int load(int plan_fd, struct darwin_plan *p, struct cordon_err *e) {
   size_t len = 0;
-  char *text = read_plan(plan_fd, &len);
+  char *text = cordon_read_all(plan_fd, &len);
   close(plan_fd);
   if (!text) { cordon_err_set(e, "plan", "read", errno ? errno : EFBIG); return -1; }
   return darwin_plan_parse(text, len, p, e);
@@ -74,11 +56,11 @@ int darwin_launcher_run(int plan_fd, int status_fd) {
    * closes on exec, so the caller reads end of file once the command runs. */
   if (plan_fd < 3 || status_fd < 3 || plan_fd == status_fd || fcntl(status_fd, F_SETFD, FD_CLOEXEC) < 0) return CORDON_EXIT_SETUP;
   if (load(plan_fd, &plan, &err) || prepare(&plan, status_fd, &applied, &err)) {
-    darwin_status_err(status_fd, &err);
+    cordon_record_error(status_fd, &err);
     return CORDON_EXIT_SETUP;
   }
   darwin_status_ok(status_fd, &applied);
   darwin_exec(&plan, &err);
-  darwin_status_err(status_fd, &err);
+  cordon_record_error(status_fd, &err);
   return err.err == ENOENT ? CORDON_EXIT_NOT_FOUND : CORDON_EXIT_CANNOT_EXECUTE;
 }

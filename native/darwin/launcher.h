@@ -53,9 +53,8 @@ int darwin_rlimits(const struct darwin_plan *p, struct cordon_err *e);
 int darwin_scrub_dyld(char **envp);
 int darwin_exec(const struct darwin_plan *p, struct cordon_err *e);
 
-/* status.c */
+/* status.c (the error record is cordon_record_error, native/common/launcher-io.c) */
 void darwin_status_ok(int fd, const struct darwin_applied *a);
-void darwin_status_err(int fd, const struct cordon_err *e);
 
 /* launcher.c: returns only on failure, with the exit status to use. */
 int darwin_launcher_run(int plan_fd, int status_fd);

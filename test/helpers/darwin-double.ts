@@ -31,7 +31,7 @@ export function buildDarwinDouble(root: string): DarwinDouble {
   execFileSync('cc', [
     '-O2', '-fstack-protector-strong', '-D_FORTIFY_SOURCE=2', '-Wall', '-Wextra', '-Werror', '-Wno-unused-parameter', '-std=gnu11',
     `-I${join(repoRoot, 'native/include')}`, `-I${join(repoRoot, 'native/darwin')}`, `-DCORDON_DOUBLE_DIR="${dir}"`,
-    '-o', launcher, ...sources, join(repoRoot, 'native/common/err.c'), join(repoRoot, 'test/native/fixtures/sandbox-double.c'),
+    '-o', launcher, ...sources, join(repoRoot, 'native/common/err.c'), join(repoRoot, 'native/common/launcher-io.c'), join(repoRoot, 'test/native/fixtures/sandbox-double.c'),
   ], { stdio: ['ignore', 'ignore', 'pipe'] })
   const read = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : undefined)
   return {

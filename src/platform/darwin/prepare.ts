@@ -8,10 +8,11 @@
  * a silent substitute.
  */
 import { randomBytes } from 'node:crypto'
-import { PolicyError, UnsupportedError } from '../../errors.js'
+import { UnsupportedError } from '../../errors.js'
 import type { ResolvedPolicy } from '../../profile/resolve.js'
 import type { PlanRequest } from '../backend.js'
 import { statusOf, type Enforcement, type MissingProtection } from '../enforcement.js'
+import { rlimitsOf, unsandboxedEnforcement } from '../plan-common.js'
 import { loadBasePolicy } from './base-policy.js'
 import type { DarwinLauncherPlan } from './launcher-plan.js'
 import { seatbeltProfile, type SeatbeltNetwork } from './sbpl.js'
@@ -82,31 +83,9 @@ export function prepareDarwin(req: PlanRequest, options: DarwinOptions): DarwinP
   return { template: { mode: 'seatbelt', profile, cwd: policy.cwd, rlimits: rlimitsOf(policy) }, enforcement: e }
 }
 
-function rlimitsOf(policy: ResolvedPolicy): DarwinLauncherPlan['rlimits'] {
-  return Object.entries(policy.limits)
-    .filter(([, v]) => v !== undefined)
-    .map(([resource, v]) => ({ resource, soft: String(v), hard: String(v) }))
-}
-
 /** `unsandboxed: true`: the launcher runs the command without a profile (refused with denied reads, as on Linux). */
 function unsandboxed(policy: ResolvedPolicy): DarwinPrepared {
-  if (policy.denyRead.length || policy.denyGlobs.length) {
-    throw new PolicyError('an unsandboxed profile cannot deny reads (set filesystem.denySecrets: false and denyRead: [] to run without a sandbox)', { where: 'profile.unsandboxed' })
-  }
-  return {
-    template: { mode: 'none', profile: '', cwd: policy.cwd, rlimits: rlimitsOf(policy) },
-    enforcement: {
-      mode: 'none',
-      modeReason: 'the profile asked for no sandbox (unsandboxed: true)',
-      status: 'none',
-      mechanisms: [],
-      network: 'on',
-      filesystem: { confined: false, readAll: true, readRoots: ['/'], writeRoots: ['/'], denyRead: [], protected: [], narrowed: [], privateDirs: [] },
-      envDropped: policy.envDropped,
-      missing: [],
-      notes: ['no filesystem, network or process confinement', VERIFIED_NOTE],
-      widening: { writeExcluded: [] },
-      platform: { os: 'darwin', seatbelt: false, denialTag: null, profileBytes: 0, verified: 'not yet run on macOS' },
-    },
-  }
+  const platform = { os: 'darwin', seatbelt: false, denialTag: null, profileBytes: 0, verified: 'not yet run on macOS' } as const
+  const enforcement = unsandboxedEnforcement(policy, platform, ['no filesystem, network or process confinement', VERIFIED_NOTE])
+  return { template: { mode: 'none', profile: '', cwd: policy.cwd, rlimits: rlimitsOf(policy) }, enforcement }
 }

@@ -46,6 +46,11 @@ function profileOf(policy: SeatbeltInput['policy'], network: SeatbeltNetwork = {
   return text
 }
 
+/** Each [operation, resolved path, verdict] as Seatbelt would decide it from the profile text. */
+function expectDecisions(text: string, cases: [string, string, 'allow' | 'deny'][]): void {
+  for (const [op, path, verdict] of cases) expect(decide(text, op, path), `${op} ${path}`).toBe(verdict)
+}
+
 const plain = (over: Partial<SeatbeltInput['policy']> = {}): SeatbeltInput['policy'] => ({
   profileName: 'custom', readAll: true, readRoots: ['/'], writeRoots: ['/Users/dev/repo'], denyRead: [], denyGlobs: [], protectedPaths: [], ...over,
 })
@@ -64,14 +69,16 @@ describe('Seatbelt profile of each built-in profile', () => {
   it('workspace-write: secrets unreadable, workspace writable, .git/hooks read-only, temp dir through /private', () => {
     const { network: _n, ...policy } = builtin('workspace-write')
     const t = profileOf(policy)
-    expect(decide(t, 'file-read-data', '/Users/dev/.ssh/id_ed25519')).toBe('deny')
-    expect(decide(t, 'file-read-data', '/Users/dev/notes.txt')).toBe('allow')
-    expect(decide(t, 'file-write-create', '/Users/dev/repo/src/a.ts')).toBe('allow')
-    expect(decide(t, 'file-write-create', '/Users/dev/other/a.ts')).toBe('deny')
-    expect(decide(t, 'file-write-create', '/Users/dev/repo/.git/hooks/pre-commit')).toBe('deny')
-    expect(decide(t, 'file-write-data', '/Users/dev/repo/.git/config')).toBe('deny')
-    expect(decide(t, 'file-write-create', '/private/var/folders/zz/T/cordon-1/x')).toBe('allow')
-    expect(decide(t, 'file-write-create', '/var/folders/zz/T/cordon-1/x')).toBe('deny') // no rule names the unresolved form
+    expectDecisions(t, [
+      ['file-read-data', '/Users/dev/.ssh/id_ed25519', 'deny'],
+      ['file-read-data', '/Users/dev/notes.txt', 'allow'],
+      ['file-write-create', '/Users/dev/repo/src/a.ts', 'allow'],
+      ['file-write-create', '/Users/dev/other/a.ts', 'deny'],
+      ['file-write-create', '/Users/dev/repo/.git/hooks/pre-commit', 'deny'],
+      ['file-write-data', '/Users/dev/repo/.git/config', 'deny'],
+      ['file-write-create', '/private/var/folders/zz/T/cordon-1/x', 'allow'],
+      ['file-write-create', '/var/folders/zz/T/cordon-1/x', 'deny'], // no rule names the unresolved form
+    ])
     expect(t).not.toMatch(/"\/var\//)
   })
 
@@ -80,8 +87,10 @@ describe('Seatbelt profile of each built-in profile', () => {
     expect(decide(ro, 'file-write-create', '/Users/dev/repo/a')).toBe('deny')
     const fa = builtin('full-access')
     const t = profileOf(fa, { kind: 'on' })
-    expect(decide(t, 'file-write-create', '/Library/x')).toBe('allow')
-    expect(decide(t, 'file-read-data', '/Users/dev/.aws/credentials')).toBe('deny')
+    expectDecisions(t, [
+      ['file-write-create', '/Library/x', 'allow'],
+      ['file-read-data', '/Users/dev/.aws/credentials', 'deny'],
+    ])
     expect(t).toContain('(allow network*)')
   })
 })
@@ -91,8 +100,10 @@ describe('Seatbelt profile edge cases', () => {
     const root = '/Users/dev/my "quoted" repo\\ünïcödé 日本'
     const t = profileOf(plain({ writeRoots: [root], protectedPaths: [`${root}/.git/hooks`] }))
     expect(t).toContain('(subpath "/Users/dev/my \\"quoted\\" repo\\\\ünïcödé 日本")')
-    expect(decide(t, 'file-write-create', `${root}/x`)).toBe('allow')
-    expect(decide(t, 'file-write-create', `${root}/.git/hooks/x`)).toBe('deny')
+    expectDecisions(t, [
+      ['file-write-create', `${root}/x`, 'allow'],
+      ['file-write-create', `${root}/.git/hooks/x`, 'deny'],
+    ])
     await expect(t).toMatchFileSnapshot(golden('edge-quotes-unicode'))
   })
 
@@ -100,9 +111,11 @@ describe('Seatbelt profile edge cases', () => {
     const t = profileOf(plain({ writeRoots: ['/tmp/cordon-x'], denyRead: ['/etc/master.passwd'], denyGlobs: ['/tmp/**/*.key'] }))
     expect(t).toContain('(subpath "/private/tmp/cordon-x")')
     expect(t).not.toMatch(/"\/tmp|"\^\/tmp|"\/etc/)
-    expect(decide(t, 'file-write-create', '/private/tmp/cordon-x/a')).toBe('allow')
-    expect(decide(t, 'file-read-data', '/private/etc/master.passwd')).toBe('deny')
-    expect(decide(t, 'file-read-data', '/private/tmp/cordon-x/later/created.key')).toBe('deny')
+    expectDecisions(t, [
+      ['file-write-create', '/private/tmp/cordon-x/a', 'allow'],
+      ['file-read-data', '/private/etc/master.passwd', 'deny'],
+      ['file-read-data', '/private/tmp/cordon-x/later/created.key', 'deny'],
+    ])
   })
 
   it('thousands of paths become bounded regexes, each string within the compiler limit', async () => {
@@ -113,19 +126,23 @@ describe('Seatbelt profile edge cases', () => {
     expect(t.match(/\(literal "/g)?.length ?? 0).toBeLessThan(40) // grouped, not 3000 literals
     expect(t.length).toBeLessThan(400_000)
     for (const i of [0, 1234, 2999]) expect(decide(t, 'file-read-data', `/Users/dev/repo/fixtures/case-${i}/.env`)).toBe('deny')
-    expect(decide(t, 'file-read-data', '/Users/dev/repo/fixtures/case-3000/.env')).toBe('allow')
-    expect(decide(t, 'file-read-data', '/Users/dev/repo/fixtures/case-12/.envrc')).toBe('allow')
-    expect(decide(t, 'file-read-data', '/Users/dev/repo/fixtures/case-12/.env/inner')).toBe('deny')
+    expectDecisions(t, [
+      ['file-read-data', '/Users/dev/repo/fixtures/case-3000/.env', 'allow'],
+      ['file-read-data', '/Users/dev/repo/fixtures/case-12/.envrc', 'allow'],
+      ['file-read-data', '/Users/dev/repo/fixtures/case-12/.env/inner', 'deny'],
+    ])
   })
 
   it('a deny-read path inside a write root: unreadable, unwritable, and neither it nor its ancestors can be renamed', async () => {
     const t = profileOf(plain({ denyRead: ['/Users/dev/repo/config/.env'] }))
-    expect(decide(t, 'file-read-data', '/Users/dev/repo/config/.env')).toBe('deny')
-    expect(decide(t, 'file-write-data', '/Users/dev/repo/config/.env')).toBe('deny')
-    expect(decide(t, 'file-write-unlink', '/Users/dev/repo/config/.env')).toBe('deny')
-    expect(decide(t, 'file-write-unlink', '/Users/dev/repo/config')).toBe('deny')
-    expect(decide(t, 'file-write-unlink', '/Users/dev/repo')).toBe('deny')
-    expect(decide(t, 'file-write-unlink', '/Users/dev/repo/config/other')).toBe('allow')
+    expectDecisions(t, [
+      ['file-read-data', '/Users/dev/repo/config/.env', 'deny'],
+      ['file-write-data', '/Users/dev/repo/config/.env', 'deny'],
+      ['file-write-unlink', '/Users/dev/repo/config/.env', 'deny'],
+      ['file-write-unlink', '/Users/dev/repo/config', 'deny'],
+      ['file-write-unlink', '/Users/dev/repo', 'deny'],
+      ['file-write-unlink', '/Users/dev/repo/config/other', 'allow'],
+    ])
     await expect(t).toMatchFileSnapshot(golden('edge-deny-inside-write-root'))
   })
 
@@ -133,20 +150,24 @@ describe('Seatbelt profile edge cases', () => {
     const t = profileOf(plain({ protectedPaths: ['/Users/dev/repo/.git/hooks'] }))
     expect(t).toContain('(literal "/Users/dev/repo/.git/hooks")')
     expect(t).toContain('(subpath "/Users/dev/repo/.git/hooks")')
-    expect(decide(t, 'file-write-create', '/Users/dev/repo/.git/hooks')).toBe('deny')
-    expect(decide(t, 'file-write-create', '/Users/dev/repo/.git/hooks/post-checkout')).toBe('deny')
-    expect(decide(t, 'file-write-unlink', '/Users/dev/repo/.git')).toBe('deny')
-    expect(decide(t, 'file-write-create', '/Users/dev/repo/.git/objects/ab')).toBe('allow')
+    expectDecisions(t, [
+      ['file-write-create', '/Users/dev/repo/.git/hooks', 'deny'],
+      ['file-write-create', '/Users/dev/repo/.git/hooks/post-checkout', 'deny'],
+      ['file-write-unlink', '/Users/dev/repo/.git', 'deny'],
+      ['file-write-create', '/Users/dev/repo/.git/objects/ab', 'allow'],
+    ])
   })
 
   it('read roots: only they, the write roots and the system files the base policy names are readable and executable', async () => {
     const t = profileOf(plain({ readAll: false, readRoots: ['/Users/dev/repo', '/opt/homebrew'] }))
-    expect(decide(t, 'file-read-data', '/opt/homebrew/bin/git')).toBe('allow')
-    expect(decide(t, 'process-exec', '/opt/homebrew/bin/git')).toBe('allow')
-    expect(decide(t, 'process-exec', '/bin/sh')).toBe('allow')
-    expect(decide(t, 'file-read-data', '/usr/lib/dyld')).toBe('allow')
-    expect(decide(t, 'file-read-data', '/Users/dev/Documents/a')).toBe('deny')
-    expect(decide(t, 'process-exec', '/Users/dev/Downloads/tool')).toBe('deny')
+    expectDecisions(t, [
+      ['file-read-data', '/opt/homebrew/bin/git', 'allow'],
+      ['process-exec', '/opt/homebrew/bin/git', 'allow'],
+      ['process-exec', '/bin/sh', 'allow'],
+      ['file-read-data', '/usr/lib/dyld', 'allow'],
+      ['file-read-data', '/Users/dev/Documents/a', 'deny'],
+      ['process-exec', '/Users/dev/Downloads/tool', 'deny'],
+    ])
     await expect(t).toMatchFileSnapshot(golden('edge-read-roots'))
   })
 
