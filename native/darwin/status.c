@@ -12,9 +12,9 @@
 void darwin_status_ok(int fd, const struct darwin_applied *a) {
   struct cordon_record r = {.n = 0};
   cordon_record_bool(&r, CORDON_STATUS_OK, 1);
-  cordon_record_bool(&r, "seatbelt", a->seatbelt);
-  cordon_record_bool(&r, "denyAttach", a->deny_attach);
-  cordon_record_bool(&r, "coreZero", a->core_zero);
-  cordon_record_int(&r, "dyldScrubbed", a->dyld_scrubbed);
+  cordon_record_bool(&r, CORDON_STATUS_SEATBELT, a->seatbelt);
+  cordon_record_bool(&r, CORDON_STATUS_DENY_ATTACH, a->deny_attach);
+  cordon_record_bool(&r, CORDON_STATUS_CORE_ZERO, a->core_zero);
+  cordon_record_int(&r, CORDON_STATUS_DYLD_SCRUBBED, a->dyld_scrubbed);
   cordon_record_send(fd, &r);
 }
