@@ -8,7 +8,7 @@
  * a silent substitute.
  */
 import { randomBytes } from 'node:crypto'
-import { UnsupportedError } from '../../errors.js'
+import { PolicyError, UnsupportedError } from '../../errors.js'
 import type { ResolvedPolicy } from '../../profile/resolve.js'
 import type { PlanRequest } from '../backend.js'
 import { statusOf, type Enforcement, type MissingProtection } from '../enforcement.js'
@@ -36,11 +36,14 @@ export const VERIFIED_NOTE =
 const TEARDOWN: MissingProtection = {
   protection: 'process-teardown',
   explicit: false,
-  reason: 'no supervisor process on macOS yet: a stop (timeout, abort) kills the command\'s process group, and a descendant that left it (setsid, a double fork) keeps running, confined by the same profile',
+  reason: 'no supervisor process on macOS yet: a stop (timeout, abort) kills the command\'s process group, and a descendant that left it (setsid, a double fork) keeps running, confined by the same profile; nothing ends the command when the caller dies',
   fix: 'not available on macOS in this version',
 }
 
 function networkOf(policy: ResolvedPolicy, proxyPort: number | undefined): SeatbeltNetwork {
+  if (proxyPort !== undefined && (!Number.isInteger(proxyPort) || proxyPort < 1 || proxyPort > 65535)) {
+    throw new PolicyError(`proxy port ${proxyPort} is not a TCP port (1–65535)`, { where: 'proxyPort' })
+  }
   if (policy.network === 'off' && proxyPort !== undefined) return { kind: 'proxy', port: proxyPort }
   return { kind: policy.network }
 }

@@ -65,6 +65,7 @@ describe('darwin backend: report and prepare (on Linux)', () => {
   it('network off with a proxy port: only that port on localhost, said in the notes', () => {
     const e = darwinBackend({ proxyPort: 3128 }).report(request())
     expect(e.notes).toContain('network: only localhost:3128 (the proxy) is reachable')
+    expect(() => darwinBackend({ proxyPort: 70000 }).report(request())).toThrow(PolicyError)
   })
 
   it('an unsandboxed profile: no profile, mode none; with denied reads: a PolicyError', () => {
