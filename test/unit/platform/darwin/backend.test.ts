@@ -80,6 +80,13 @@ describe('darwin backend: report and prepare (on Linux)', () => {
     expect(() => b.prepare(req)).toThrow(LoadError)
   })
 
+  it('doctor: Seatbelt through the launcher, flagged as not yet run on macOS', () => {
+    const d = darwinBackend({ launcher: '/opt/cordon/cordon-launcher' }).doctor()
+    expect(d).toMatchObject({ platform: 'darwin', modes: { seatbelt: true }, auto: { mode: 'seatbelt' } })
+    expect(d.checks.find((c) => c.mechanism === 'launcher')?.detail).toBe('/opt/cordon/cordon-launcher')
+    expect(d.checks.find((c) => c.mechanism === 'Seatbelt')).toMatchObject({ ok: true, warning: true, detail: expect.stringMatching(/not yet run on macOS/) })
+  })
+
   it('a handle it did not make is refused', () => {
     const b = darwinBackend({ launcher: '/nonexistent/cordon-launcher' })
     expect(() => b.start({ enforcement: b.report(request()) }, io(['/bin/true']))).toThrow(TypeError)
