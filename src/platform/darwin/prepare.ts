@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto'
 import { PolicyError, UnsupportedError } from '../../errors.js'
 import type { ResolvedPolicy } from '../../profile/resolve.js'
 import type { PlanRequest } from '../backend.js'
-import { statusOf, type Enforcement, type MissingProtection } from '../enforcement.js'
+import { statusOf, type Enforcement } from '../enforcement.js'
 import { rlimitsOf, unsandboxedEnforcement } from '../plan-common.js'
 import { loadBasePolicy } from './base-policy.js'
 import type { DarwinLauncherPlan } from './launcher-plan.js'
@@ -33,12 +33,13 @@ export interface DarwinPrepared {
 export const VERIFIED_NOTE =
   'macOS backend not yet run on macOS: the profile generator is unit-tested with golden profiles and an SBPL checker, and the launcher is built and tested on Linux against a test double of sandbox_init (docs/macos.md)'
 
-const TEARDOWN: MissingProtection = {
-  protection: 'process-teardown',
-  explicit: false,
-  reason: 'no supervisor process on macOS yet: a stop (timeout, abort) kills the command\'s process group, and a descendant that left it (setsid, a double fork) keeps running, confined by the same profile; nothing ends the command when the caller dies',
-  fix: 'not available on macOS in this version',
-}
+/**
+ * Not a protection the caller asked for, so a note (as Linux's Landlock-only
+ * mode notes its missing pid namespace), not a `missing` entry that would
+ * make every `compat: 'hard'` run refuse.
+ */
+const TEARDOWN_NOTE =
+  'no supervisor process on macOS yet: a stop (timeout, abort) kills the command\'s process group; a descendant that left it (setsid, a double fork) keeps running, confined by the same profile, and nothing ends the command when the caller dies'
 
 function networkOf(policy: ResolvedPolicy, proxyPort: number | undefined): SeatbeltNetwork {
   if (proxyPort !== undefined && (!Number.isInteger(proxyPort) || proxyPort < 1 || proxyPort > 65535)) {
@@ -54,7 +55,7 @@ function checkMode(mode: PlanRequest['mode']): void {
 }
 
 function notes(policy: ResolvedPolicy, network: SeatbeltNetwork, tag: string): string[] {
-  const out = [VERIFIED_NOTE, `denials are logged by the sandbox with the message ${tag} (log show --predicate 'eventMessage CONTAINS "${tag}"')`]
+  const out = [VERIFIED_NOTE, TEARDOWN_NOTE, `denials are logged by the sandbox with the message ${tag} (log show --predicate 'eventMessage CONTAINS "${tag}"')`]
   if (policy.denyGlobs.length) out.push(`deny-read globs (${policy.denyGlobs.join(', ')}) are regexes checked on every open: files created later that match are denied too`)
   if (network.kind === 'proxy') out.push(`network: only localhost:${network.port} (the proxy) is reachable`)
   if (network.kind === 'inet') out.push('network inet: every host over IP; of the host\'s unix sockets only mDNSResponder\'s (name resolution) is reachable')
@@ -77,7 +78,7 @@ export function prepareDarwin(req: PlanRequest, options: DarwinOptions): DarwinP
     network: policy.network,
     filesystem: { confined: true, readAll: policy.readAll, readRoots: policy.readRoots, writeRoots: policy.writeRoots, denyRead: policy.denyRead, protected: policy.protectedPaths, narrowed: [], privateDirs: [] },
     envDropped: policy.envDropped,
-    missing: [TEARDOWN],
+    missing: [],
     notes: notes(policy, network, tag),
     widening: { writeExcluded: [] },
     platform: { os: 'darwin', seatbelt: true, denialTag: tag, profileBytes: Buffer.byteLength(profile), verified: 'not yet run on macOS' },
