@@ -35,7 +35,7 @@ export const KNOWN_OPERATIONS = new Set([
   'process-info-pidinfo', 'process-info-listpids', 'process-info-setcontrol', 'process-info-rusage',
   'process-info-codesignature', 'process-info-dirtycontrol', 'process-info-pidfdinfo',
   'signal', 'sysctl*', 'sysctl-read', 'sysctl-write',
-  'mach*', 'mach-lookup', 'mach-register', 'mach-bootstrap', 'mach-priv-host-port', 'mach-priv-task-port', 'mach-task-name',
+  'mach*', 'mach-host*', 'mach-lookup', 'mach-register', 'mach-bootstrap', 'mach-priv-host-port', 'mach-priv-task-port', 'mach-task-name',
   'network*', 'network-inbound', 'network-outbound', 'network-bind',
   'ipc*', 'ipc-posix*', 'ipc-posix-sem', 'ipc-posix-shm', 'ipc-posix-shm-read-data', 'ipc-posix-shm-write-data', 'ipc-sysv*',
   'iokit*', 'iokit-open', 'iokit-get-properties', 'iokit-set-properties',
@@ -45,11 +45,12 @@ export const KNOWN_OPERATIONS = new Set([
 ])
 
 /** Filters and the number of string arguments each takes (`null`: takes nested filters). */
-const STRING_FILTERS = new Set(['literal', 'subpath', 'prefix', 'regex', 'global-name', 'local-name', 'sysctl-name', 'sysctl-name-prefix', 'ipc-posix-name', 'preference-domain', 'iokit-user-client-class', 'iokit-registry-entry-class'])
+const STRING_FILTERS = new Set(['literal', 'path', 'subpath', 'prefix', 'regex', 'extension', 'global-name', 'local-name', 'sysctl-name', 'sysctl-name-prefix', 'ipc-posix-name', 'preference-domain', 'iokit-user-client-class', 'iokit-registry-entry-class'])
 const COMBINATORS = new Set(['require-all', 'require-any', 'require-not'])
 const TARGETS = new Set(['self', 'same-sandbox', 'children', 'pgrp', 'others'])
 const MODIFIERS = new Set(['message', 'report', 'no-log', 'send-signal'])
-export const KNOWN_FILTERS = new Set([...STRING_FILTERS, ...COMBINATORS, 'target', 'remote', 'local', 'with'])
+const VNODE_TYPES = new Set(['REGULAR-FILE', 'DIRECTORY', 'SYMLINK', 'CHARACTER-DEVICE', 'BLOCK-DEVICE', 'SOCKET', 'FIFO'])
+export const KNOWN_FILTERS = new Set([...STRING_FILTERS, ...COMBINATORS, 'target', 'remote', 'local', 'with', 'vnode-type'])
 
 type Node = { kind: 'list'; items: Node[]; at: number } | { kind: 'string'; value: string; raw: string; at: number } | { kind: 'atom'; value: string; at: number }
 
@@ -88,6 +89,12 @@ export function parseSbpl(text: string): Node[] {
       const items = stack.pop()!
       stack.at(-1)!.push({ kind: 'list', items, at: opened.pop()! })
       i++
+    } else if (c === '#' && text[i + 1] === '"') {
+      // A raw string: no escapes (Apple's and Chromium's profiles write regexes this way).
+      const end = text.indexOf('"', i + 2)
+      if (end < 0) throw new SbplError(`unterminated string at ${i}`)
+      stack.at(-1)!.push({ kind: 'string', value: text.slice(i + 2, end), raw: text.slice(i + 2, end), at: i })
+      i = end + 1
     } else if (c === '"') {
       const [node, next] = readString(text, i)
       stack.at(-1)!.push(node)
@@ -140,12 +147,14 @@ function checkFilter(n: Node): void {
     if (args.length !== 1) throw new SbplError(`(${name}) takes one string at ${n.at}`)
     const s = checkString(args[0]!)
     if (name === 'regex') checkRegex(s)
-    else if (['literal', 'subpath', 'prefix'].includes(name) && !s.startsWith('/')) throw new SbplError(`(${name}) path is not absolute at ${n.at}`)
+    else if (['literal', 'path', 'subpath', 'prefix'].includes(name) && !s.startsWith('/')) throw new SbplError(`(${name}) path is not absolute at ${n.at}`)
   } else if (COMBINATORS.has(name)) {
     if (!args.length || (name === 'require-not' && args.length !== 1)) throw new SbplError(`(${name}) arity at ${n.at}`)
     args.forEach(checkFilter)
   } else if (name === 'target') {
     if (args.length !== 1 || args[0]!.kind !== 'atom' || !TARGETS.has(args[0]!.value)) throw new SbplError(`unknown target at ${n.at}`)
+  } else if (name === 'vnode-type') {
+    if (args.length !== 1 || args[0]!.kind !== 'atom' || !VNODE_TYPES.has(args[0]!.value)) throw new SbplError(`unknown vnode type at ${n.at}`)
   } else if (name === 'remote' || name === 'local') checkAddress(args, n.at)
   else if (name === 'with') {
     const [mod, ...rest] = args

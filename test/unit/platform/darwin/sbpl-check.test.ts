@@ -14,6 +14,18 @@ describe('SBPL checker', () => {
     expect(() => checkProfile(OK)).not.toThrow()
   })
 
+  it('accepts the constructs of established policies (Chromium, Codex) it does not emit itself', () => {
+    const text = `${OK}(allow file-write-data (require-all (path "/dev/null") (vnode-type CHARACTER-DEVICE)))
+(allow file-read* file-write* (require-all (regex #"^/dev/ttys[0-9]+") (extension "com.apple.sandbox.pty")))
+(allow mach-host*)
+(allow iokit-open (iokit-registry-entry-class "RootDomainUserClient"))
+(allow sysctl-write (sysctl-name "kern.grade_cputype"))
+`
+    expect(() => checkProfile(text)).not.toThrow()
+    expect(() => checkProfile(`${OK}(allow file-read* (vnode-type WHATEVER))`)).toThrow(/unknown vnode type/)
+    expect(() => checkProfile(`${OK}(allow file-read* (regex #"^/x))`)).toThrow(/unterminated string/)
+  })
+
   it('accepts every base-policy rule (profiles/darwin/base.json)', () => {
     const rules = loadBasePolicy()
     expect(rules.length).toBeGreaterThan(10)
