@@ -56,9 +56,10 @@ function collect(stream: Readable | null, max: number, all: Buffer[] | undefined
   return { done, result: () => ({ data: Buffer.concat(chunks), truncated }) }
 }
 
-function readRecords(stream: Readable): Promise<Record_[]> {
+function readRecords(stream: Readable | null | undefined): Promise<Record_[]> {
   const parts: Buffer[] = []
   return new Promise((resolve) => {
+    if (!stream) return resolve([])
     stream.on('data', (b: Buffer) => parts.push(b))
     stream.on('close', () => {
       const lines = Buffer.concat(parts).toString('utf8').split('\n').filter(Boolean)
@@ -84,8 +85,9 @@ export function appliedDarwin(expected: Enforcement, rec: Record_): Enforcement 
   return e
 }
 
-function setupError(rec: Record_ | undefined, code: number | null, stderr: Buffer): SetupError {
+function setupError(rec: Record_ | undefined, code: number | null, stderr: Buffer, spawnError?: Error): SetupError {
   if (rec && rec.ok === false) return fromNativeError(rec, { step: 'unknown' })
+  if (spawnError) return fromNativeError(spawnError, { step: 'launch', syscall: 'spawn', detail: `cannot start the macOS launcher: ${spawnError.message}` })
   const tail = stderr.toString('utf8').trim().split('\n').slice(-3).join(' | ')
   return new SetupError('launch', 'spawn', 0, 'EUNKNOWN', `the macOS launcher exited ${code ?? '?'} before reporting${tail ? `: ${tail}` : ''}`)
 }
@@ -107,17 +109,21 @@ export function startDarwin(launcher: string, prepared: DarwinPrepared, req: Sta
   const plan = encodeDarwinPlan({ ...prepared.template, argv: req.argv, env: req.env, ...(req.cwd ? { cwd: req.cwd } : {}) })
   const stdin = req.input !== undefined ? 'pipe' : req.stdin
   const child = spawn(launcher, [...DARWIN_LAUNCHER_ARGS], { env: {}, detached: true, stdio: [stdin, req.stdout, req.stderr, 'pipe', 'pipe'] })
-  const planFd = child.stdio[3] as Writable
-  planFd.on('error', () => {}) // a launcher that died early: its exit says why
-  planFd.end(plan)
+  const planFd = child.stdio[3] as Writable | null
+  planFd?.on('error', () => {}) // a launcher that died early: its exit says why
+  planFd?.end(plan)
   const all = req.all ? ([] as Buffer[]) : undefined
   const copies = req.streams ? { out: req.stdout === 'pipe' ? new PassThrough() : undefined, err: req.stderr === 'pipe' ? new PassThrough() : undefined } : { out: undefined, err: undefined }
   const max = req.maxBuffer ?? 64 * 1024 * 1024
   const out = collect(child.stdout, max, all, copies.out)
   const err = collect(child.stderr, max, all, copies.err)
-  const records = readRecords(child.stdio[4] as Readable)
+  const records = readRecords(child.stdio[4] as Readable | null)
+  let spawnError: Error | undefined
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on('error', () => resolve({ code: null, signal: null }))
+    child.on('error', (e) => {
+      spawnError = e
+      resolve({ code: null, signal: null })
+    })
     child.on('exit', (code, signal) => resolve({ code, signal }))
   })
   let stopped = false
@@ -133,13 +139,13 @@ export function startDarwin(launcher: string, prepared: DarwinPrepared, req: Sta
     if (last?.ok === true) return appliedDarwin(prepared.enforcement, last)
     if (!last && stopped) return undefined
     const x = await exited
-    throw setupError(last, x.code, err.result().data)
+    throw setupError(last, x.code, err.result().data, spawnError)
   })
   started.catch(() => {}) // observed through `finished` as well
   const finished = Promise.all([records, exited, out.done, err.done]).then(([recs, x]): RunEnd => {
     const first = recs[0]
     const last = recs.at(-1)
-    if (!(first?.ok === true && last?.ok === true) && !(stopped && !last)) throw setupError(last, x.code, err.result().data)
+    if (!(first?.ok === true && last?.ok === true) && !(stopped && !last)) throw setupError(last, x.code, err.result().data, spawnError)
     const o = out.result()
     const e = err.result()
     const enforcement = first?.ok ? appliedDarwin(prepared.enforcement, first) : { ...prepared.enforcement, notes: [...prepared.enforcement.notes, 'stopped before the launcher reported: nothing of the command ran'] }

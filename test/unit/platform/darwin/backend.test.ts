@@ -113,6 +113,13 @@ describe('darwin backend: start through the launcher built against a sandbox_ini
     expect(Buffer.byteLength(profile)).toBe(planned.profileBytes)
   })
 
+  it('a launcher that cannot be started: a SetupError at step launch, nothing runs', async () => {
+    const b = darwinBackend({ launcher: '/nonexistent/cordon-launcher' })
+    const run = b.start(b.prepare(request()), io(['/bin/true']))
+    await expect(run.started).rejects.toMatchObject({ name: 'SetupError', step: 'launch', errnoCode: 'ENOENT' })
+    await expect(run.finished).rejects.toThrow(/cannot start the macOS launcher/)
+  })
+
   itWhere(noCompiler, 'input reaches the command on stdin; maxBuffer truncates', async () => {
     const b = darwinBackend({ launcher: double.launcher })
     const h = b.prepare(request())
