@@ -12,8 +12,8 @@ import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest'
 import { encodeDarwinPlan, type DarwinLauncherPlan } from '../../src/platform/darwin/launcher-plan.js'
-import { buildDarwinDouble, type DarwinDouble } from '../helpers/darwin-double.js'
-import { host, itWhere } from '../helpers/requirements.js'
+import { buildDarwinDouble, findClang, type DarwinDouble } from '../helpers/darwin-double.js'
+import { firstMissing, host, itWhere, unless } from '../helpers/requirements.js'
 import { removeTempDirs, tempDir } from '../helpers/temp.js'
 
 const noCompiler = host().compiler
@@ -138,5 +138,18 @@ describe('macOS launcher (built on Linux against a libsandbox double)', () => {
       { ok: true, seatbelt: true, denyAttach: true, coreZero: true, dyldScrubbed: 2 },
       { ok: false, step: 'execve', syscall: 'execve', errno: 2, detail: 'cordon-no-such-command' },
     ])
+  })
+})
+
+describe('macOS launcher with clang, the compiler of macOS', () => {
+  const clang = findClang()
+  const missing = firstMissing(noCompiler, unless(clang !== undefined, 'no clang here (the macOS launcher is built with clang on macOS, with its own warnings): apt-get install clang'))
+  itWhere(missing, 'builds with -Werror under clang and applies the profile the same way', async () => {
+    const built = buildDarwinDouble(tempDir('cordon-darwin-clang-'), clang)
+    const child = spawn(built.launcher, ['--plan-fd', '3', '--status-fd', '4'], { env: {}, stdio: ['ignore', 'ignore', 'inherit', 'pipe', 'pipe'] })
+    ;(child.stdio[3] as NodeJS.WritableStream).end(encodeDarwinPlan(plan({ argv: ['/bin/true'] })))
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    expect(code).toBe(0)
+    expect(built.profile()).toBe(PROFILE)
   })
 })
