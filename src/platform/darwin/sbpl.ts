@@ -2,8 +2,10 @@
  * The Seatbelt profile (SBPL) of one launch, generated from the same
  * resolved permission profile the Linux backend confines with.
  *
- * Shape, in order — Seatbelt applies the LAST rule that matches an
- * operation, so every deny comes after the allows it carves out of:
+ * Shape, in order. Every deny comes after the allows it carves out of and
+ * is narrower than they are, so it holds whether Seatbelt lets the last
+ * matching rule win or the more specific one (its users report both
+ * readings; not yet observed on macOS):
  *   (version 1)
  *   (deny default (with message "cordon-<run>"))  everything not allowed,
  *                                                  tagged for attribution
