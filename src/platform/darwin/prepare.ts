@@ -60,6 +60,7 @@ function notes(policy: ResolvedPolicy, network: SeatbeltNetwork, tag: string): s
   if (network.kind === 'proxy') out.push(`network: only localhost:${network.port} (the proxy) is reachable`)
   if (network.kind === 'inet') out.push('network inet: every host over IP; of the host\'s unix sockets only mDNSResponder\'s (name resolution) is reachable')
   out.push('no pid or IPC namespace: the command cannot signal or inspect processes outside its sandbox (Seatbelt target same-sandbox), but POSIX semaphores are shared with the host')
+  out.push('no terminal of its own: stdio the caller passes as inherited (its terminal) reaches the command as it is, in a new session')
   return out
 }
 
