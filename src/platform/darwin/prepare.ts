@@ -7,7 +7,6 @@
  * (`landlock`, `namespaces`) asked for by name are an UnsupportedError, never
  * a silent substitute.
  */
-import { randomBytes } from 'node:crypto'
 import { PolicyError, UnsupportedError } from '../../errors.js'
 import type { ResolvedPolicy } from '../../profile/resolve.js'
 import type { PlanRequest } from '../backend.js'
@@ -68,7 +67,8 @@ export function prepareDarwin(req: PlanRequest, options: DarwinOptions): DarwinP
   checkMode(req.mode)
   const { policy } = req
   if (policy.unsandboxed) return unsandboxed(policy)
-  const tag = `cordon-${randomBytes(8).toString('hex')}`
+  // Web Crypto's global, not node:crypto: nothing loads at import on other platforms (the CLI's start-up).
+  const tag = `cordon-${Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(8))).toString('hex')}`
   const network = networkOf(policy, options.proxyPort)
   const profile = seatbeltProfile({ policy, network, tag, base: loadBasePolicy() })
   const e: Enforcement = {
