@@ -64,7 +64,7 @@
       "conditions": [
         ["OS=='linux'", {
           "sources": [
-            "native/common/err.c",
+            "native/common/err.c", "native/common/launcher-io.c",
             "native/linux/main.c",
             "native/linux/launcher.c", "native/linux/json.c", "native/linux/plan.c",
             "native/linux/process.c", "native/linux/caps.c",
@@ -77,6 +77,25 @@
           ],
           "cflags": ["<@(hardening_cflags)", "<@(reproducible_cflags)", "-std=gnu11"],
           "ldflags": ["-static-pie", "-Wl,-z,relro,-z,now", "<@(reproducible_ldflags)"]
+        }],
+        # macOS: the Seatbelt launcher (native/darwin; docs/macos.md). Xcode's
+        # build takes flags from xcode_settings, not cflags. sandbox_init and
+        # sandbox_check are in libsystem_sandbox, part of libSystem: nothing
+        # extra to link. macOS has no static executables; the launcher is
+        # exec'd with an empty environment, so no DYLD_* variable reaches it.
+        # Not yet built on macOS: .github/workflows/real-runners.yml does.
+        ["OS=='mac'", {
+          "sources": [
+            "native/common/err.c", "native/common/launcher-io.c",
+            "native/darwin/main.c", "native/darwin/launcher.c", "native/darwin/plan.c",
+            "native/darwin/seatbelt.c", "native/darwin/steps.c", "native/darwin/status.c"
+          ],
+          "include_dirs": ["native/darwin"],
+          "xcode_settings": {
+            "MACOSX_DEPLOYMENT_TARGET": "11.0",
+            "GCC_SYMBOLS_PRIVATE_EXTERN": "YES",
+            "OTHER_CFLAGS": ["<@(hardening_cflags)", "-std=gnu11"]
+          }
         }]
       ]
     }

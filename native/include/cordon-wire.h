@@ -104,6 +104,16 @@
  * be installed: a parent sandbox's filter, or another listener, EBUSY);
  * -1 not planned (namespace mode). */
 #define CORDON_STATUS_METADATA "metadata"
+/* The macOS launcher's setup record (native/darwin/status.c): "ok", then
+ * whether the Seatbelt profile is in force, PT_DENY_ATTACH and RLIMIT_CORE 0
+ * applied, and how many DYLD_* variables were taken out of the command's
+ * environment. Not in CORDON_WIRE_EXPORTS (the addon is not on that path):
+ * test/native/darwin-launcher.test.ts checks the record as
+ * src/platform/darwin/start.ts reads it. */
+#define CORDON_STATUS_SEATBELT "seatbelt"
+#define CORDON_STATUS_DENY_ATTACH "denyAttach"
+#define CORDON_STATUS_CORE_ZERO "coreZero"
+#define CORDON_STATUS_DYLD_SCRUBBED "dyldScrubbed"
 /* The error record ("ok": false): the failing step, syscall and errno. */
 #define CORDON_STATUS_STEP "step"
 #define CORDON_STATUS_SYSCALL "syscall"

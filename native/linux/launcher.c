@@ -23,35 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "cordon-launcher-io.h"
 #include "cordon-wire.h"
 #include "launcher.h"
-
-static char *read_all(int fd, size_t *len) {
-  size_t cap = 65536, n = 0;
-  char *buf = malloc(cap + 1);
-  while (buf) {
-    ssize_t r = read(fd, buf + n, cap - n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    n += (size_t)r;
-    if (n == cap) {
-      /* A plan is kilobytes: refuse absurd input rather than read without bound. */
-      if (cap >= CORDON_MAX_PLAN_BYTES) { free(buf); errno = EFBIG; return NULL; }
-      cap *= 2;
-      char *bigger = realloc(buf, cap + 1);
-      if (!bigger) { free(buf); return NULL; }
-      buf = bigger;
-    }
-  }
-  if (buf) buf[n] = 0;
-  *len = n;
-  return buf;
-}
 
 static int load_plan(int plan_fd, struct plan *p, struct cordon_err *e) {
   size_t len = 0;
   const char *at = NULL;
-  char *text = read_all(plan_fd, &len);
+  char *text = cordon_read_all(plan_fd, &len);
   close(plan_fd);
   if (!text) { cordon_err_set(e, "plan", "read", errno ? errno : EFBIG); return -1; }
   struct json *root = json_parse(text, len, &at);

@@ -25,7 +25,9 @@ export function doctorCommand(argv: readonly string[], io: Io): number {
       io.stdout(`  ${c.warning ? 'WARN' : c.ok ? 'ok  ' : 'FAIL'}  ${c.mechanism.padEnd(22)} ${c.detail}\n`)
       if (c.fix) io.stdout(`        fix: ${c.fix}\n`)
     }
-    io.stdout(`modes: landlock ${report.modes.landlock ? 'available' : 'unavailable'}, namespaces ${report.modes.namespaces ? 'available' : 'unavailable'}\n`)
+    // Each backend names its own modes (Linux: landlock, namespaces; macOS: seatbelt).
+    const modes = Object.entries(report.modes).map(([m, ok]) => `${m} ${ok ? 'available' : 'unavailable'}`)
+    io.stdout(`modes: ${modes.length ? modes.join(', ') : 'none (no backend for this platform)'}\n`)
   }
-  return report.modes.landlock || report.modes.namespaces ? 0 : 1
+  return Object.values(report.modes).some(Boolean) ? 0 : 1
 }

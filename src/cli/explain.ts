@@ -13,6 +13,8 @@ function platformLine(p: PlatformEnforcement): string {
   switch (p.os) {
     case 'linux':
       return `landlock ABI: ${p.landlockAbi ?? 'none'}; seccomp: ${p.seccomp}`
+    case 'darwin':
+      return `seatbelt: ${p.seatbelt}; denial tag: ${p.denialTag ?? 'none'}; ${p.verified}`
   }
 }
 

@@ -9,7 +9,7 @@
  * orchestrator's denial attribution and escalation) read facts from here —
  * `filesystem.privateDirs`, `widening` — and never from one backend's plan.
  */
-export type EnforcementMode = 'landlock' | 'namespaces' | 'none'
+export type EnforcementMode = 'landlock' | 'namespaces' | 'seatbelt' | 'none'
 
 export interface MissingProtection {
   /** Stable id, e.g. `protected-paths`, `signal-scope`, `landlock`. */
@@ -41,15 +41,28 @@ export interface LinuxEnforcement {
   metadataCalls?: 'supervised' | 'refuse-all'
 }
 
-/** One member per backend; macOS and Windows members come with their backends. */
-export type PlatformEnforcement = LinuxEnforcement
+/** macOS: the Seatbelt profile the launcher applied (or will apply) with sandbox_init. */
+export interface DarwinEnforcement {
+  os: 'darwin'
+  /** The profile is (to be) in force. */
+  seatbelt: boolean
+  /** The message every denial of this run carries in the system log (`cordon-<hex>`), null without a profile. */
+  denialTag: string | null
+  /** Size of the generated SBPL profile. */
+  profileBytes: number
+  /** How this backend has been verified so far. */
+  verified: 'not yet run on macOS'
+}
+
+/** One member per backend; the Windows member comes with its backend. */
+export type PlatformEnforcement = LinuxEnforcement | DarwinEnforcement
 
 /** What a wider attempt may add in this mode, as the backend that planned it sees it. */
 export interface WideningLimits {
   /** Paths a write root must not cover in this mode (the command could replace them before the next launch). */
   writeExcluded: string[]
   /** The mode a widening that covers one of `writeExcluded` must run in instead (absent: nothing to switch to). */
-  modeForExcluded?: Exclude<EnforcementMode, 'none'>
+  modeForExcluded?: Exclude<EnforcementMode, 'none' | 'seatbelt'>
 }
 
 export interface Enforcement {

@@ -12,10 +12,12 @@
  */
 import { UnsupportedError } from '../errors.js'
 import type { PlatformBackend } from './backend.js'
+import { darwinBackend } from './darwin/index.js'
 import { linuxBackend } from './linux/index.js'
 
 const BACKENDS: Partial<Record<NodeJS.Platform, () => PlatformBackend>> = {
   linux: linuxBackend,
+  darwin: () => darwinBackend(),
 }
 
 const made = new Map<NodeJS.Platform, PlatformBackend>()
@@ -25,7 +27,7 @@ export function backendFor(platform: NodeJS.Platform = process.platform): Platfo
   if (backend) return backend
   const make = BACKENDS[platform]
   if (!make) {
-    throw new UnsupportedError('sandbox backend', Object.keys(BACKENDS).join(' or '), platform, 'the macOS and Windows backends are not in this version (docs/api.md#platforms)')
+    throw new UnsupportedError('sandbox backend', Object.keys(BACKENDS).join(' or '), platform, 'the Windows backend is not in this version (docs/api.md#platforms)')
   }
   backend = make()
   made.set(platform, backend)

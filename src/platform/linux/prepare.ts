@@ -10,13 +10,14 @@
  * - `auto`: namespaces when the probe says they work, else Landlock; the
  *   report says which mode ran, why, and what the fallback lacks.
  */
-import { PolicyError, SetupError } from '../../errors.js'
+import { SetupError } from '../../errors.js'
 import type { ResolvedPolicy } from '../../profile/resolve.js'
-import { launcherFor } from './launcher-path.js'
+import { launcherFor } from '../launcher-path.js'
 import { zygoteFor } from './launch/zygote.js'
 import type { SandboxMode } from '../../profile/schema.js'
 import type { Enforcement } from '../enforcement.js'
 import { statusOf } from '../enforcement.js'
+import { unsandboxedEnforcement } from '../plan-common.js'
 import { buildLandlockPlan, rlimits, type PlanContext } from './landlock/plan.js'
 import { probeHost } from './probe.js'
 import { LAUNCHER_ARGS } from './launch/launch.js'
@@ -158,27 +159,13 @@ function namespaceFailure(stderr: string, bwrap: string | undefined): SetupError
  * reading: a denied read is never dropped.
  */
 function unsandboxed(policy: ResolvedPolicy): Prepared {
-  if (policy.denyRead.length || policy.denyGlobs.length) {
-    throw new PolicyError('an unsandboxed profile cannot deny reads (set filesystem.denySecrets: false and denyRead: [] to run without a sandbox)', { where: 'profile.unsandboxed' })
-  }
+  const enforcement = unsandboxedEnforcement(policy, { os: 'linux', landlockAbi: null, seccomp: false, noNewPrivs: true, capabilitiesDropped: true }, ['no filesystem, network or syscall confinement'])
   const launcher = launcherFor(policy.writeRoots)
   return {
     launcher,
     file: launcher,
     args: [...LAUNCHER_ARGS],
     template: { v: 1, cwd: policy.cwd, rlimits: rlimits(policy), landlock: null, seccomp: null },
-    enforcement: {
-      mode: 'none',
-      modeReason: 'the profile asked for no sandbox (unsandboxed: true)',
-      status: 'none',
-      mechanisms: [],
-      network: 'on',
-      filesystem: { confined: false, readAll: true, readRoots: ['/'], writeRoots: ['/'], denyRead: [], protected: [], narrowed: [], privateDirs: [] },
-      envDropped: policy.envDropped,
-      missing: [],
-      notes: ['no filesystem, network or syscall confinement'],
-      widening: { writeExcluded: [] },
-      platform: { os: 'linux', landlockAbi: null, seccomp: false, noNewPrivs: true, capabilitiesDropped: true },
-    },
+    enforcement,
   }
 }

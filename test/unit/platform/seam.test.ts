@@ -24,9 +24,14 @@ const tmp = (): string => tempDir('cordon-seam-')
 afterAll(removeTempDirs)
 
 describe('choosing a backend', () => {
-  it.each(['darwin', 'win32', 'freebsd'] as const)('%s has no backend in this version: UnsupportedError naming the platform', (platform) => {
+  it.each(['win32', 'freebsd'] as const)('%s has no backend in this version: UnsupportedError naming the platform', (platform) => {
     const e = thrown(UnsupportedError, () => backendFor(platform))
-    expect(e).toMatchObject({ code: 'E_UNSUPPORTED', feature: 'sandbox backend', required: 'linux', found: platform })
+    expect(e).toMatchObject({ code: 'E_UNSUPPORTED', feature: 'sandbox backend', required: 'linux or darwin', found: platform })
+  })
+
+  it('darwin gets the Seatbelt backend, made once', () => {
+    expect(backendFor('darwin')).toBe(backendFor('darwin'))
+    expect(backendFor('darwin').platform).toBe('darwin')
   })
 
   it('linux gets one backend object, made once', () => {
@@ -36,7 +41,7 @@ describe('choosing a backend', () => {
 
   it('on an unsupported platform the package imports, createSandbox throws E_UNSUPPORTED and doctor reports it', () => {
     const script = `
-      Object.defineProperty(process, 'platform', { value: 'darwin' })
+      Object.defineProperty(process, 'platform', { value: 'freebsd' })
       const m = await import(${JSON.stringify(new URL(`file://${distIndex}`).href)})
       let err
       try { m.createSandbox() } catch (e) { err = { name: e.name, code: e.code, isUnsupported: e instanceof m.UnsupportedError } }
@@ -47,7 +52,7 @@ describe('choosing a backend', () => {
     expect(r.stderr).toBe('')
     expect(JSON.parse(r.stdout)).toEqual({
       err: { name: 'UnsupportedError', code: 'E_UNSUPPORTED', isUnsupported: true },
-      doctor: { platform: 'darwin', ok: false, auto: 'none' },
+      doctor: { platform: 'freebsd', ok: false, auto: 'none' },
     })
   })
 })

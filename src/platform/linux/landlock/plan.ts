@@ -9,6 +9,7 @@ import { loadNative } from '../../../native/load.js'
 import type { ResolvedPolicy } from '../../../profile/resolve.js'
 import type { Enforcement, MissingProtection } from '../../enforcement.js'
 import { statusOf, unconfinedFilesystem } from '../../enforcement.js'
+import { rlimitsOf } from '../../plan-common.js'
 import { coversHostDevices, DEVICE_FILES, landlockRules, type LandlockRule } from './landlock-rules.js'
 import { landlockFeatures } from '../probe.js'
 import { loadSeccompRules, type SeccompRule } from '../seccomp/seccomp-rules.js'
@@ -45,11 +46,8 @@ export interface PlanContext {
   allowUnconfinedFilesystem?: boolean
 }
 
-export function rlimits(policy: ResolvedPolicy): LauncherPlan['rlimits'] {
-  return Object.entries(policy.limits)
-    .filter(([, v]) => v !== undefined)
-    .map(([resource, v]) => ({ resource, soft: String(v), hard: String(v) }))
-}
+/** The profile's limits as the launcher's rlimits (shared with the macOS backend). */
+export const rlimits: (policy: ResolvedPolicy) => LauncherPlan['rlimits'] = rlimitsOf
 
 const compiled = new Map<string, NonNullable<LauncherPlan['seccomp']>>()
 

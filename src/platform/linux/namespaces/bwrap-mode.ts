@@ -11,7 +11,7 @@
  * for read roots narrower than `/` (the view is always `--ro-bind / /`; the
  * launcher and the command's interpreters must be reachable).
  */
-import { launcherFor } from '../launcher-path.js'
+import { launcherFor } from '../../launcher-path.js'
 import type { ResolvedPolicy } from '../../../profile/resolve.js'
 import { isWithin } from '../../../profile/paths.js'
 import type { Enforcement, MissingProtection } from '../../enforcement.js'

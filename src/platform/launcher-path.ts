@@ -1,5 +1,5 @@
 /**
- * Which launcher binary a Linux launch executes. The launcher runs before
+ * Which launcher binary a launch executes (Linux and macOS). The launcher runs before
  * any confinement, so it must not be one the sandboxed command can
  * replace: when the shipped one lies inside a write root, a private copy
  * outside every write root is used instead.
@@ -24,10 +24,10 @@
 import { chmodSync, copyFileSync, lstatSync, mkdirSync, realpathSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { basename, isAbsolute, join } from 'node:path'
-import { LoadError } from '../../errors.js'
-import { loadNative } from '../../native/load.js'
-import { makeOwnedTempDir, removeOwnedDir } from '../owned-dirs.js'
-import { isWithin } from '../../profile/paths.js'
+import { LoadError } from '../errors.js'
+import { loadNative } from '../native/load.js'
+import { makeOwnedTempDir, removeOwnedDir } from './owned-dirs.js'
+import { isWithin } from '../profile/paths.js'
 
 /** Private copies made by this process, by the real path of the place they are in. */
 const copies = new Map<string, string>()
