@@ -2,6 +2,7 @@
 export { createSandbox, type Sandbox } from './sandbox/sandbox.js'
 export type { SandboxOptions, RunOptions, BufferRunOptions, TextRunOptions } from './sandbox/options.js'
 export type { SandboxProcess } from './sandbox/run.js'
+export type { CommandTerminal, TerminalSize } from './platform/backend.js'
 export type { SandboxResult } from './sandbox/result.js'
 export type { Enforcement, MissingProtection, EnforcementMode, LinuxEnforcement, PlatformEnforcement, WideningLimits } from './platform/enforcement.js'
 export { profileSchema, filesystemSchema, envSchema, limitsSchema, type Profile, type ProfileInput, type SandboxMode, type Compat } from './profile/schema.js'
