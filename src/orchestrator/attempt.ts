@@ -1,19 +1,20 @@
 /**
- * One attempt: a fresh sandbox with the attempt's options, one run, then
- * denial detection against that attempt's own enforcement report. A
+ * One attempt: a fresh sandbox with the attempt's options, the runtime's
+ * attempt in it (runtime.ts), then denial detection against that
+ * attempt's own enforcement report. A
  * sandbox that cannot be set up (SetupError, UnsupportedError) is recorded
  * as the attempt's error — it is not a denial and is never escalated.
  */
-import type { Readable } from 'node:stream'
-import { CordonError, SetupError } from '../errors.js'
+import { AbortError, CordonError } from '../errors.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
-import type { RunOptions, SandboxOptions } from '../sandbox/options.js'
+import type { SandboxOptions } from '../sandbox/options.js'
 import type { SandboxResult } from '../sandbox/result.js'
 import type { Enforcement } from '../platform/enforcement.js'
 import type { ApprovalRecord } from './approval/approval.js'
 import { detectDenials, type Denial } from './denial/denial.js'
 import type { Widening } from './escalation/widen.js'
-import { OutputCollector, OutputRelay, type OutputKeep, type OutputListener, type OutputTruncation } from './output.js'
+import type { OutputKeep, OutputListener, OutputTruncation } from './output.js'
+import type { AttemptContext, AttemptSandbox, RuntimeAttempt } from './runtime.js'
 
 /** A run's result as the orchestrator reports it: stdout/stderr within the request's maxBuffer, and what was cut. */
 export interface AttemptResult extends SandboxResult {
@@ -46,101 +47,66 @@ export interface AttemptRecord {
   readonly denials: readonly Denial[]
 }
 
-export interface AttemptSpec {
+export interface AttemptSpec<Out = unknown> {
   readonly index: 1 | 2
   readonly options: SandboxOptions
   readonly widening: Widening | undefined
   readonly approval: ApprovalRecord
-  /** The command as decided (for denial detection). */
+  /** The command as decided (for denial detection and the runtime). */
   readonly command: readonly string[]
-  /** The directory it runs in; when it differs from the sandbox cwd the command is wrapped in `cd`. */
+  /** The directory it runs in. */
   readonly cwd: string
-  readonly run: RunOptions
+  readonly signal: AbortSignal
   readonly output: OutputSpec
   /** The outcome's notes (an onOutput callback that failed is noted here). */
   readonly notes: string[]
   readonly createSandbox: (options: SandboxOptions) => Sandbox
+  /** The runtime's attempt (runtime.ts), bound to its request. */
+  readonly execute: (sandbox: AttemptSandbox, context: AttemptContext) => Promise<RuntimeAttempt<Out>>
 }
 
-export async function runAttempt(spec: AttemptSpec): Promise<AttemptRecord> {
+/** An attempt's record, and the runtime's output when it ran. */
+export interface Ran<Out = unknown> {
+  readonly record: AttemptRecord
+  readonly output?: Out
+}
+
+export async function runAttempt<Out>(spec: AttemptSpec<Out>): Promise<Ran<Out>> {
   const base = { index: spec.index, approval: spec.approval }
   const sandboxInfo = { options: spec.options, ...(spec.widening ? { widening: spec.widening } : {}) }
   let sb: Sandbox | undefined
+  let retained = false
   try {
     sb = spec.createSandbox(spec.options)
-    const argv = sb.cwd === spec.cwd ? spec.command : inDirectory(spec.cwd, spec.command)
-    const result = await streamed(sb, argv, spec).catch((e: unknown) => {
-      // The host changed between planning and launch and nothing ran (a
-      // path vanished, namespaces stopped working): plan again, once, as
-      // sandbox.run() does.
-      if (!(e instanceof SetupError && e.hostChanged) || spec.run.signal?.aborted) throw e
-      spec.notes.push(`attempt ${spec.index}: ${e.message}; planned again`)
-      return streamed(sb!, argv, spec)
-    })
-    const shown = { ...result, command: [...spec.command] }
-    const denials = detectDenials({ result: shown, cwd: spec.cwd, command: spec.command })
-    return { ...base, sandbox: { ...sandboxInfo, enforcement: result.enforcement }, result: shown, denials }
+    const made = sb
+    const handle: AttemptSandbox = {
+      index: spec.index,
+      sandbox: made,
+      options: spec.options,
+      ...(spec.widening ? { widening: spec.widening } : {}),
+      retain: () => {
+        retained = true
+        let released = false
+        return () => {
+          if (released) return
+          released = true
+          made.close()
+        }
+      },
+    }
+    const context: AttemptContext = { signal: spec.signal, output: spec.output, cwd: spec.cwd, command: spec.command, notes: spec.notes }
+    const ran = await spec.execute(handle, context)
+    const shown = { ...ran.result, command: [...spec.command] }
+    const denials = ran.denials ? [...ran.denials] : detectDenials({ result: shown, cwd: spec.cwd, command: spec.command })
+    return { record: { ...base, sandbox: { ...sandboxInfo, enforcement: ran.result.enforcement }, result: shown, denials }, output: ran.output }
   } catch (e) {
+    if (e instanceof AbortError) throw e
     const error = e instanceof CordonError ? { name: e.name, code: e.code, message: e.message } : { name: 'Error', code: 'E_UNKNOWN', message: String((e as Error)?.message ?? e) }
     const enforcement = tryReport(sb)
-    return { ...base, sandbox: { ...sandboxInfo, ...(enforcement ? { enforcement } : {}) }, error, denials: [] }
+    return { record: { ...base, sandbox: { ...sandboxInfo, ...(enforcement ? { enforcement } : {}) }, error, denials: [] } }
   } finally {
-    sb?.close()
+    if (!retained) sb?.close()
   }
-}
-
-/**
- * Run through the sandbox's spawn(): every chunk goes to the caller's
- * listener as it arrives and into a collector that keeps maxBuffer bytes
- * per stream (head, tail or both). The sandbox keeps its own copy within
- * the same bound; the result shows the collector's. stdin is given
- * explicitly (the request's input, else none), whatever spawn's default.
- */
-async function streamed(sb: Sandbox, argv: readonly string[], spec: AttemptSpec): Promise<AttemptResult> {
-  const { maxBuffer, keep, listener } = spec.output
-  const relay = new OutputRelay(spec.index, listener)
-  const out = new OutputCollector('stdout', maxBuffer, keep)
-  const err = new OutputCollector('stderr', maxBuffer, keep)
-  const stdin = spec.run.input !== undefined ? 'pipe' : 'ignore'
-  const child = sb.spawn(argv[0] as string, argv.slice(1), { ...spec.run, stdin, stdout: 'pipe', stderr: 'pipe', maxBuffer, encoding: 'utf8' })
-  const ended = Promise.all([follow(child.stdout, out, relay), follow(child.stderr, err, relay)])
-  try {
-    const result = await child
-    await ended
-    const o = out.finish()
-    const e = err.finish()
-    const truncation: OutputTruncation | undefined = o.cut || e.cut ? { ...(o.cut ? { stdout: o.cut } : {}), ...(e.cut ? { stderr: e.cut } : {}) } : undefined
-    return { ...result, stdout: o.text, stderr: e.text, outputTruncated: truncation !== undefined, ...(truncation ? { truncation } : {}) }
-  } finally {
-    if (relay.failure) spec.notes.push(relay.failure)
-  }
-}
-
-/** Feed one output stream to the collector and the relay; resolves when it has ended. */
-function follow(stream: Readable | null, collector: OutputCollector, relay: OutputRelay): Promise<void> {
-  if (!stream) return Promise.resolve()
-  return new Promise((resolve) => {
-    let done = false
-    stream.on('data', (d: Buffer | string) => {
-      const b = typeof d === 'string' ? Buffer.from(d) : d
-      collector.push(b)
-      relay.data(collector.stream, b)
-    })
-    const finish = () => {
-      if (done) return
-      done = true
-      relay.end(collector.stream)
-      resolve()
-    }
-    stream.once('end', finish)
-    stream.once('close', finish)
-    stream.once('error', finish)
-  })
-}
-
-/** Run argv in `dir` inside the same sandbox: `sh -c 'cd -- "$1" && shift && exec "$@"'`. */
-function inDirectory(dir: string, argv: readonly string[]): string[] {
-  return ['/bin/sh', '-c', 'cd -- "$1" && shift && exec "$@"', 'cordon-cd', dir, ...argv]
 }
 
 function tryReport(sb: Sandbox | undefined): Enforcement | undefined {

@@ -74,8 +74,6 @@ export const execRequestSchema = z
     keep: z.enum(['head', 'tail', 'head-tail']).default('head-tail'),
     /** Per request: whether this tool allows a wider retry (default: the orchestrator's escalateOnFailure). */
     escalateOnFailure: z.boolean().optional(),
-    /** A patch-style request: approval keys on each (environment, path). */
-    patch: z.object({ environment: z.string().min(1).default('local'), paths: z.array(z.string().min(1)).min(1) }).strict().optional(),
   })
   .strict()
 

@@ -22,7 +22,7 @@ import { Recorder } from './outcome-recorder.js'
 import { escalate, type EscalationContext } from './escalation/escalation.js'
 import type { Hooks } from './hooks/hooks.js'
 import { parseWith } from '../profile/parse-with.js'
-import { execRequestSchema, expandHome, orchestratorOptionsSchema, type ExecRequest, type ExecRequestParsed, type OrchestratorOptionsParsed } from './options.js'
+import { execRequestSchema, expandHome, orchestratorOptionsSchema, type ExecRequest, type OrchestratorOptionsParsed } from './options.js'
 import type { ExecOutcome } from './outcome.js'
 import { PolicyStore } from './policy-store.js'
 import { requirementFor, type Requirement } from './approval/requirement.js'
@@ -32,7 +32,9 @@ import { describeWidening, noSandboxWidening, type Widening } from './escalation
 import { plantedRepos, riskLines, runDirs } from './escalation/planted-repos.js'
 import { BaseFacts } from './base-facts.js'
 import { scopeOf } from './escalation/scope.js'
-import type { AttemptRecord, OutputSpec } from './attempt.js'
+import type { AttemptRecord, AttemptSpec, OutputSpec } from './attempt.js'
+import type { RunControl, RunOutcome, RuntimeDescription, ToolRuntime } from './runtime.js'
+import { shellRuntime } from '../tools/shell/shell-runtime.js'
 import { DEFAULT_MAX_BUFFER } from './output.js'
 
 export interface OrchestratorOptions {
@@ -71,6 +73,14 @@ export interface Orchestrator {
    * (bad input, bad rules file).
    */
   exec(request: ExecRequest): Promise<ExecOutcome>
+  /**
+   * Drive any tool runtime (runtime.ts) through the same chain: hooks,
+   * policy, approval with the runtime's keys and prompt class, attempts in
+   * the sandboxes chosen here, at most one wider retry. exec() is
+   * `run(shellRuntime, request)`. Resolves `canceled` on an abort; rejects
+   * only with PolicyError (bad input, bad rules file).
+   */
+  run<Req, Out>(runtime: ToolRuntime<Req, Out>, request: Req, control?: RunControl): Promise<RunOutcome<Out>>
   /** The policy decision and requirement for a command, without hooks, prompts or running anything. */
   assess(request: ExecRequest): Promise<Assessment>
   /**
@@ -148,8 +158,9 @@ class OrchestratorImpl implements Orchestrator {
     const cwd = resolve(this.baseCwd, req.cwd ?? '.')
     this.facts.checkRulesFiles()
     const policy = await this.store.current()
-    const decision = this.decide(policy, req.command, cwd, req)
-    return { command: req.command, policy: decision, requirement: this.requirement(decision, req) }
+    const desc = shellRuntime.describe(req)
+    const decision = this.decide(policy, req.command, cwd, desc.env)
+    return { command: req.command, policy: decision, requirement: this.requirement(decision, desc) }
   }
 
   /**
@@ -161,23 +172,29 @@ class OrchestratorImpl implements Orchestrator {
    */
   async exec(raw: ExecRequest): Promise<ExecOutcome> {
     const req = parseWith(execRequestSchema, raw ?? {}, 'exec request')
-    const rec = new Recorder(req.command, resolve(this.baseCwd, req.cwd ?? '.'))
+    return this.run(shellRuntime, req, { ...(req.signal ? { signal: req.signal } : {}), ...(req.onOutput ? { onOutput: req.onOutput } : {}), ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}), keep: req.keep })
+  }
+
+  async run<Req, Out>(runtime: ToolRuntime<Req, Out>, request: Req, control: RunControl = {}): Promise<RunOutcome<Out>> {
+    const described = runtime.describe(request)
+    const rec = new Recorder(described.command, resolve(this.baseCwd, described.cwd ?? '.'))
     try {
-      return await this.decideAndRun(req, rec)
+      return (await this.decideAndRun(runtime, request, described, control, rec)) as RunOutcome<Out>
     } catch (e) {
-      if (e instanceof AbortError) return rec.finish('canceled', e.message)
+      if (e instanceof AbortError) return rec.finish('canceled', e.message) as RunOutcome<Out>
       throw e
     }
   }
 
-  private async decideAndRun(req: ExecRequestParsed, rec: Recorder): Promise<ExecOutcome> {
-    const signal = AbortSignal.any([this.stop.signal, ...(req.signal ? [req.signal] : [])])
+  private async decideAndRun<Req, Out>(runtime: ToolRuntime<Req, Out>, original: Req, desc: RuntimeDescription, control: RunControl, rec: Recorder): Promise<ExecOutcome> {
+    const signal = AbortSignal.any([this.stop.signal, ...(control.signal ? [control.signal] : [])])
     if (signal.aborted) throw new AbortError('aborted before the command was decided')
     const cwd = rec.cwd
     const hooks = this.o.hooks as Hooks
+    const sandboxPermissions = desc.sandboxPermissions ?? 'use_default'
     const pre = await runPreToolUse(
       hooks.preToolUse,
-      { event: 'PreToolUse', command: req.command, cwd, sandboxPermissions: req.sandboxPermissions, ...(req.justification ? { justification: req.justification } : {}) },
+      { event: 'PreToolUse', command: desc.command, cwd, sandboxPermissions, ...(desc.justification ? { justification: desc.justification } : {}) },
       this.o.hookTimeoutMs,
       signal,
       rec.hookErrors,
@@ -188,20 +205,26 @@ class OrchestratorImpl implements Orchestrator {
       rec.approval = { decision: 'denied', source: 'hook', reason: pre.reason }
       return rec.finish('blocked', pre.reason)
     }
+    const request = rewritten(runtime, original, desc.command, pre.command)
+    if (request === undefined) {
+      const reason = `a PreToolUse hook rewrote the command of a ${runtime.name} request, which takes no rewritten command`
+      rec.approval = { decision: 'denied', source: 'hook', reason }
+      return rec.finish('blocked', reason)
+    }
     this.facts.checkRulesFiles()
     const policy = await this.store.current()
-    const decision = this.decide(policy, pre.command, cwd, req)
-    const requirement = this.requirement(decision, req)
+    const decision = this.decide(policy, pre.command, cwd, desc.env)
+    const requirement = this.requirement(decision, desc)
     rec.policy = decision
     rec.requirement = requirement
     if (requirement.kind === 'forbidden') {
       rec.approval = { decision: 'denied', source: 'policy', reason: requirement.reason }
       return rec.finish('forbidden', requirement.reason)
     }
-    const { widening, risks } = this.firstWidening(requirement, req, decision, cwd, rec)
+    const { widening, risks } = this.firstWidening(requirement, desc, decision, cwd, rec)
     const approval = await approveFirst(
       {
-        request: req,
+        request: desc,
         allowedBy: pre.kind === 'continue' ? pre.allowedBy : undefined,
         decision,
         requirement,
@@ -219,8 +242,8 @@ class OrchestratorImpl implements Orchestrator {
     rec.approval = approval
     if (approval.decision === 'denied') return rec.finish('denied', approval.reason ?? 'approval: denied')
     if (approval.decision === 'timed_out') return rec.finish('approval_timed_out', approval.reason ?? 'the approver did not answer in time')
-    const runOpts = { ...(req.timeout ? { timeout: req.timeout } : {}), ...(req.input !== undefined ? { input: req.input } : {}), ...(req.env ? { env: req.env } : {}), signal }
-    const output: OutputSpec = { listener: req.onOutput, maxBuffer: req.maxBuffer ?? DEFAULT_MAX_BUFFER, keep: req.keep }
+    const output: OutputSpec = { listener: control.onOutput, maxBuffer: control.maxBuffer ?? DEFAULT_MAX_BUFFER, keep: control.keep ?? 'head-tail' }
+    const execute: AttemptSpec<Out>['execute'] = (sandbox, context) => runtime.attempt(request, sandbox, context)
     const first = await runAttempt({
       index: 1,
       options: this.facts.optionsFor(widening, widening && this.facts.get().widening),
@@ -228,43 +251,44 @@ class OrchestratorImpl implements Orchestrator {
       approval,
       command: pre.command,
       cwd,
-      run: runOpts,
+      signal,
       output,
       notes: rec.notes,
       createSandbox: this.make,
+      execute,
     })
-    rec.attempts.push(first)
-    if (first.error) return rec.finish('error', first.error.message)
-    if (first.result?.isCanceled) throw new AbortError('aborted while the command ran')
-    if (first.denials.length > 0) {
-      const ctx: EscalationContext = {
-        request: req,
+    rec.ran(first)
+    if (first.record.error) return rec.finish('error', first.record.error.message)
+    if (first.record.result?.isCanceled) throw new AbortError('aborted while the command ran')
+    if (first.record.denials.length > 0) {
+      const ctx: EscalationContext<Out> = {
+        request: desc,
         command: pre.command,
         cwd,
         decision,
         policy,
         settings: this.settings,
-        toolAllows: req.escalateOnFailure ?? this.o.escalateOnFailure,
+        toolAllows: desc.escalateOnFailure ?? this.o.escalateOnFailure,
         optionsFor: (w, limits) => this.facts.optionsFor(w, limits),
         deciders: this.deciders,
         cache: this.sessionCache,
         amendFile: this.amendFile,
         rulesFiles: this.facts.canonicalRulesFiles(),
-        risks: () => this.risks(cwd, decision, req),
+        risks: () => this.risks(cwd, decision, desc.env),
         amendments: rec.amendments,
         notes: rec.notes,
         hookErrors: rec.hookErrors,
         signal,
-        run: runOpts,
         output,
         createSandbox: this.make,
+        execute,
         onAbort: () => this.abortAll('an approver answered abort'),
       }
-      const esc = await escalate(ctx, first)
+      const esc = await escalate(ctx, first.record)
       rec.escalation = esc.escalation
-      if (esc.attempt) rec.attempts.push(esc.attempt)
-      if (esc.attempt?.result?.isCanceled) throw new AbortError('aborted while the wider attempt ran')
-      if (esc.attempt?.error) return rec.finish('error', esc.attempt.error.message)
+      if (esc.attempt) rec.ran(esc.attempt)
+      if (esc.attempt?.record.result?.isCanceled) throw new AbortError('aborted while the wider attempt ran')
+      if (esc.attempt?.record.error) return rec.finish('error', esc.attempt.record.error.message)
     }
     const last = rec.attempts[rec.attempts.length - 1] as AttemptRecord
     if (last.result) {
@@ -275,18 +299,18 @@ class OrchestratorImpl implements Orchestrator {
     }
     if (signal.aborted) throw new AbortError('aborted while PostToolUse hooks ran')
     // The command's own timeout is the command's outcome, not the approver's (`approval_timed_out`).
-    if (last.result?.timedOut) return rec.finish('timed_out', `the command ran past its timeout (${req.timeout ?? '?'} ms) and was stopped`)
+    if (last.result?.timedOut) return rec.finish('timed_out', `the command ran past its timeout (${desc.timeout ?? '?'} ms) and was stopped`)
     return rec.finish('completed')
   }
 
-  private decide(policy: ExecPolicy, command: readonly string[], cwd: string, req: ExecRequestParsed): CommandDecision {
-    const PATH = req.env?.PATH ?? (this.base.env as Record<string, string | undefined> | undefined)?.PATH ?? process.env.PATH ?? ''
+  private decide(policy: ExecPolicy, command: readonly string[], cwd: string, env: RuntimeDescription['env']): CommandDecision {
+    const PATH = env?.PATH ?? (this.base.env as Record<string, string | undefined> | undefined)?.PATH ?? process.env.PATH ?? ''
     // The workspace lets a redirection into a write root (or /dev/null, an fd
     // duplication) decide like a plain word instead of making the script
     // opaque; a target outside it, or on a protected path, still asks.
     const facts = this.facts.get()
     const workspace = { cwd, writableRoots: facts.writeRoots, protectedPaths: facts.report?.filesystem.protected ?? [] }
-    return policy.decide(command, { resolve: { PATH, cwd, writableRoots: facts.writeRoots }, workspace, ...(req.env ? { env: req.env } : {}) })
+    return policy.decide(command, { resolve: { PATH, cwd, writableRoots: facts.writeRoots }, workspace, ...(env ? { env } : {}) })
   }
 
   /** The profile's write roots (base-facts.ts): a PATH entry inside one cannot be trusted to name a program. */
@@ -302,10 +326,10 @@ class OrchestratorImpl implements Orchestrator {
    * allowMeansNoSandbox, which nobody approves, runs in the profile's
    * sandbox instead, and says why.
    */
-  private firstWidening(requirement: Requirement, req: ExecRequestParsed, decision: CommandDecision, cwd: string, rec: Recorder): { widening?: Widening; risks: string[] } {
-    const escalated = requirement.kind === 'skip' ? requirement.sandbox === 'escalated' : req.sandboxPermissions === 'require_escalated'
-    if (!escalated) return { risks: [] }
-    const risks = this.risks(cwd, decision, req)
+  private firstWidening(requirement: Requirement, desc: RuntimeDescription, decision: CommandDecision, cwd: string, rec: Recorder): { widening?: Widening; risks: string[] } {
+    const escalated = requirement.kind === 'skip' ? requirement.sandbox === 'escalated' : desc.sandboxPermissions === 'require_escalated'
+    if (!escalated) return desc.additionalWrite?.length ? { widening: writeWidening(cwd, desc.additionalWrite), risks: [] } : { risks: [] }
+    const risks = this.risks(cwd, decision, desc.env)
     if (requirement.kind === 'skip' && risks.length > 0) {
       rec.notes.push(`allowMeansNoSandbox: runs in the profile's sandbox instead, because ${risks.join('; ')}`)
       return { risks: [] }
@@ -314,19 +338,31 @@ class OrchestratorImpl implements Orchestrator {
   }
 
   /** What a wider attempt of this request would run that a sandboxed command could have written. */
-  private risks(cwd: string, decision: CommandDecision, req: ExecRequestParsed): string[] {
+  private risks(cwd: string, decision: CommandDecision, env: RuntimeDescription['env']): string[] {
     const dirs = runDirs(cwd, decision.opaque ? [] : decision.segments.map((s) => s.argv))
-    return riskLines(plantedRepos({ dirs, writeRoots: this.writeRoots(), env: req.env }))
+    return riskLines(plantedRepos({ dirs, writeRoots: this.writeRoots(), env }))
   }
 
-  private requirement(decision: CommandDecision, req: ExecRequestParsed): Requirement {
+  private requirement(decision: CommandDecision, desc: RuntimeDescription): Requirement {
     return requirementFor({
       decision,
       settings: this.settings,
-      sandboxPermissions: req.sandboxPermissions,
-      justification: req.justification,
+      sandboxPermissions: desc.sandboxPermissions ?? 'use_default',
+      justification: desc.justification,
       allowMeansNoSandbox: this.o.allowMeansNoSandbox,
-      patch: req.patch !== undefined,
+      patch: desc.approval?.promptClass === 'patch',
+      ...(desc.additionalWrite?.length ? { additionalWrite: desc.additionalWrite } : {}),
     })
   }
+}
+
+/** The request to run after PreToolUse hooks: the same, the runtime's rewrite of it, or undefined when it takes none. */
+function rewritten<Req, Out>(runtime: ToolRuntime<Req, Out>, request: Req, before: readonly string[], after: readonly string[]): Req | undefined {
+  if (before.length === after.length && before.every((w, i) => w === after[i])) return request
+  return runtime.withCommand ? runtime.withCommand(request, after) : undefined
+}
+
+/** The widening of a request that needs write roots beyond the profile's (runtime.ts `additionalWrite`). */
+function writeWidening(cwd: string, roots: readonly string[]): Widening {
+  return { write: [...new Set(roots.map((r) => resolve(cwd, r)))], read: [], network: false, localSockets: false, full: false, unsandboxed: false }
 }

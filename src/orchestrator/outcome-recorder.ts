@@ -6,7 +6,7 @@
 import type { CommandDecision } from '../exec-policy/index.js'
 import type { AmendResult } from './approval/amendments.js'
 import type { ApprovalRecord } from './approval/approval.js'
-import type { AttemptRecord } from './attempt.js'
+import type { AttemptRecord, Ran } from './attempt.js'
 import type { ExecOutcome, ExecStatus } from './outcome.js'
 import type { Requirement } from './approval/requirement.js'
 
@@ -22,17 +22,29 @@ export class Recorder {
   readonly context: string[] = []
   readonly hookErrors: string[] = []
   readonly notes: string[] = []
+  /** The runtime's output of the last attempt that produced one. */
+  output: unknown
+  private hasOutput = false
 
   constructor(
     public command: readonly string[],
     readonly cwd: string,
   ) {}
 
-  finish(status: ExecStatus, reason?: string): ExecOutcome {
+  /** Record an attempt, and the runtime's output when it ran. */
+  ran(r: Ran): void {
+    this.attempts.push(r.record)
+    if ('output' in r && r.record.result) {
+      this.output = r.output
+      this.hasOutput = true
+    }
+  }
+
+  finish(status: ExecStatus, reason?: string): ExecOutcome & { output?: unknown } {
     return this.snapshot(status, reason)
   }
 
-  snapshot(status: ExecStatus, reason?: string): ExecOutcome {
+  snapshot(status: ExecStatus, reason?: string): ExecOutcome & { output?: unknown } {
     const last = this.attempts[this.attempts.length - 1]
     return {
       status,
@@ -52,6 +64,7 @@ export class Recorder {
       context: [...this.context],
       hookErrors: [...this.hookErrors],
       notes: [...this.notes],
+      ...(this.hasOutput ? { output: this.output } : {}),
     }
   }
 }

@@ -14,9 +14,9 @@
  * - the permission level: `sandbox` (the profile), or the exact widening
  *   (`write:/x`, `no sandbox`, …). An approval of one level never covers
  *   another, wider or not;
- * - for a patch-style request, one key per (environment, path) it touches,
- *   each with all of the above: a request declaring the same path for
- *   another command is asked again.
+ * - for a runtime that keys per path (apply_patch, runtime.ts), one key
+ *   per (environment, path) it touches, each with all of the above: a
+ *   request declaring the same path for another command is asked again.
  */
 import { createHash } from 'node:crypto'
 import { resolve } from 'node:path'
@@ -70,7 +70,11 @@ export function runKey(f: RunFacts, level: Level): string {
   return JSON.stringify(['run', levelOf(level), ...facts(f)])
 }
 
-/** One key per (environment, path) of a patch-style request, each bound to the whole request. */
-export function patchKeys(f: RunFacts, level: Level, environment: string, paths: readonly string[]): string[] {
-  return paths.map((p) => JSON.stringify(['patch', environment, resolve(f.cwd, p), levelOf(level), ...facts(f)]))
+/**
+ * One key per (environment, path) a request touches, each bound to the
+ * whole request: a runtime's `approval.keys` (runtime.ts) for operations
+ * approved path by path (a patch; a move names both source and target).
+ */
+export function pathKeys(f: RunFacts, level: Level, environment: string, paths: readonly string[]): string[] {
+  return paths.map((p) => JSON.stringify(['path', environment, resolve(f.cwd, p), levelOf(level), ...facts(f)]))
 }

@@ -16,15 +16,16 @@ import type { CommandDecision } from '../../exec-policy/index.js'
 import { prefixRuleText } from './amendments.js'
 import { appliedRecord, applyAnswer } from './answer-effects.js'
 import type { ApprovalRecord, ApprovalRequest, StdinShown } from './approval.js'
-import { patchKeys, runKey, sha256, type Level, type RunFacts } from './command-key.js'
+import { runKey, sha256, type Level, type RunFacts } from './command-key.js'
 import { askApprovers, type Deciders } from './decision-flow.js'
-import type { ExecRequestParsed } from '../options.js'
+import type { RuntimeDescription } from '../runtime.js'
 import type { Recorder } from '../outcome-recorder.js'
 import type { Requirement } from './requirement.js'
 import type { SessionCache } from './session-cache.js'
 
 export interface FirstApprovalContext {
-  readonly request: ExecRequestParsed
+  /** What the runtime says about the request (runtime.ts): stdin, env, justification, its approval keys. */
+  readonly request: RuntimeDescription
   /** Set when a PreToolUse hook allowed the command. */
   readonly allowedBy: string | undefined
   readonly decision: CommandDecision
@@ -56,9 +57,11 @@ export async function approveFirst(ctx: FirstApprovalContext, rec: Recorder): Pr
     rec.notes.push('a PreToolUse hook allowed the command; running it with wider rights than the sandbox is still asked')
   }
   const f = runFacts(ctx, rec.command)
-  const keys = req.patch ? patchKeys(f, ctx.level, req.patch.environment, req.patch.paths) : [runKey(f, ctx.level)]
+  const keys = req.approval ? req.approval.keys(f, ctx.level) : [runKey(f, ctx.level)]
   if (!(escalated && ctx.deciders.strictReview) && ctx.cache.covers(keys)) return { decision: 'approved', source: 'cache' }
   const request: ApprovalRequest = {
+    // The runtime's fields first: what the orchestrator decided cannot be overridden by them.
+    ...req.approval?.shown,
     kind: 'exec',
     attempt: 1,
     command: rec.command,
@@ -67,7 +70,6 @@ export async function approveFirst(ctx: FirstApprovalContext, rec: Recorder): Pr
     reason: requirement.reason,
     ...(req.justification ? { justification: req.justification } : {}),
     ...(requirement.proposedAmendment ? { proposedAmendment: requirement.proposedAmendment, proposedRule: prefixRuleText(requirement.proposedAmendment) } : {}),
-    ...(req.patch ? { patch: { environment: req.patch.environment, paths: req.patch.paths } } : {}),
     ...(requirement.promptedBy ? { promptedBy: requirement.promptedBy } : {}),
     ...shownInput(req),
     ...ctx.shown,
@@ -96,7 +98,7 @@ function runFacts(ctx: FirstApprovalContext, command: readonly string[]): RunFac
 }
 
 /** The request's stdin and environment additions, as an approval request shows them. */
-export function shownInput(req: ExecRequestParsed): Pick<ApprovalRequest, 'stdin' | 'env'> {
+export function shownInput(req: Pick<RuntimeDescription, 'input' | 'env'>): Pick<ApprovalRequest, 'stdin' | 'env'> {
   const out: { stdin?: StdinShown; env?: Record<string, string> } = {}
   if (req.input !== undefined) {
     const bytes = Buffer.byteLength(req.input, 'utf8')

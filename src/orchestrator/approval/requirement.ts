@@ -36,8 +36,10 @@ export interface RequirementInput {
   readonly justification?: string | undefined
   /** Codex semantics: a command a rule allows runs without the (profile) sandbox. */
   readonly allowMeansNoSandbox: boolean
-  /** A patch-style request (keys on the paths it touches). */
+  /** The runtime's prompt class is `patch` (runtime.ts `approval.promptClass`): asks as a patch where no rule speaks. */
   readonly patch: boolean
+  /** Write roots the runtime needs beyond the profile's (runtime.ts): always asked, as class `escalation`. */
+  readonly additionalWrite?: readonly string[]
 }
 
 export function requirementFor(input: RequirementInput): Requirement {
@@ -48,6 +50,9 @@ export function requirementFor(input: RequirementInput): Requirement {
     if (ruleAllows && input.allowMeansNoSandbox) return { kind: 'skip', sandbox: 'escalated', reason: 'a rule allows it (allowMeansNoSandbox)' }
     // The justification is the model's text: the request carries it in its own field, never in this sentence.
     return ask(settings, 'escalation', 'asks to run outside the sandbox', undefined)
+  }
+  if (input.additionalWrite?.length) {
+    return ask(settings, 'escalation', `asks to write outside the sandbox's write roots (${input.additionalWrite.length} path${input.additionalWrite.length === 1 ? '' : 's'}: see scope)`, undefined)
   }
   if (decision.decision === 'allow') {
     if (input.patch && settings.mode === 'untrusted') return ask(settings, 'patch', 'a patch-style request in untrusted mode', undefined)

@@ -11,17 +11,17 @@
 import { AbortError } from '../../errors.js'
 import type { CommandDecision, ExecPolicy } from '../../exec-policy/index.js'
 import type { Sandbox } from '../../sandbox/sandbox.js'
-import type { RunOptions, SandboxOptions } from '../../sandbox/options.js'
+import type { SandboxOptions } from '../../sandbox/options.js'
 import type { AmendResult } from '../approval/amendments.js'
 import { appliedRecord, applyAnswer } from '../approval/answer-effects.js'
 import { mayAsk, type ApprovalSettings } from '../approval/approval-mode.js'
 import type { ApprovalRecord, ApprovalRequest } from '../approval/approval.js'
-import { runAttempt, type AttemptRecord, type OutputSpec } from '../attempt.js'
-import { runKey } from '../approval/command-key.js'
+import { runAttempt, type AttemptSpec, type Ran } from '../attempt.js'
+import { runKey, type Level, type RunFacts } from '../approval/command-key.js'
 import { shownInput } from '../approval/first-approval.js'
 import { askApprovers, type Deciders } from '../approval/decision-flow.js'
 import type { Denial } from '../denial/denial.js'
-import type { ExecRequestParsed } from '../options.js'
+import type { RuntimeDescription } from '../runtime.js'
 import type { Escalation } from '../outcome.js'
 import type { SessionCache } from '../approval/session-cache.js'
 import { describeWidening, planWidening, type Widening } from './widen.js'
@@ -29,8 +29,9 @@ import { scopeOf } from './scope.js'
 import { quote } from '../text.js'
 import type { Enforcement, WideningLimits } from '../../platform/enforcement.js'
 
-export interface EscalationContext {
-  readonly request: ExecRequestParsed
+export interface EscalationContext<Out = unknown> {
+  /** What the runtime says about the request: stdin, env, justification, its approval keys. */
+  readonly request: RuntimeDescription
   readonly command: readonly string[]
   readonly cwd: string
   readonly decision: CommandDecision
@@ -52,13 +53,14 @@ export interface EscalationContext {
   readonly notes: string[]
   readonly hookErrors: string[]
   readonly signal: AbortSignal
-  readonly run: RunOptions
-  readonly output: OutputSpec
+  readonly output: AttemptSpec<Out>['output']
   readonly createSandbox: (options: SandboxOptions) => Sandbox
+  /** The runtime's attempt, bound to its request. */
+  readonly execute: AttemptSpec<Out>['execute']
   readonly onAbort: () => void
 }
 
-export async function escalate(ctx: EscalationContext, first: AttemptRecord): Promise<{ escalation: Escalation; attempt?: AttemptRecord }> {
+export async function escalate<Out>(ctx: EscalationContext<Out>, first: Ran<Out>['record']): Promise<{ escalation: Escalation; attempt?: Ran<Out> }> {
   const enforcement = first.sandbox.enforcement ?? first.result?.enforcement
   if (!enforcement) return { escalation: { attempted: false, refused: ['no enforcement report for the first attempt'] } }
   const plan = planWidening(first.denials, enforcement, { rulesFiles: ctx.rulesFiles })
@@ -77,29 +79,30 @@ export async function escalate(ctx: EscalationContext, first: AttemptRecord): Pr
     approval: approval.record,
     command: ctx.command,
     cwd: ctx.cwd,
-    run: ctx.run,
+    signal: ctx.signal,
     output: ctx.output,
     notes: ctx.notes,
     createSandbox: ctx.createSandbox,
+    execute: ctx.execute,
   })
   return { escalation: { attempted: true, widening, approval: approval.record, refused }, attempt }
 }
 
-function gateReason(ctx: EscalationContext): string | undefined {
+function gateReason<Out>(ctx: EscalationContext<Out>): string | undefined {
   if (!ctx.toolAllows) return 'the tool does not allow escalation'
   if (ctx.settings.mode === 'never') return 'approval mode never: no retry'
   if (!mayAsk(ctx.settings, 'escalation')) return 'escalation prompts are rejected'
   return undefined
 }
 
-async function approveRetry(ctx: EscalationContext, widening: Widening, plan: { denials: readonly Denial[]; enforcement: Enforcement }): Promise<{ decision: 'approved' | 'refused'; record: ApprovalRecord }> {
+async function approveRetry<Out>(ctx: EscalationContext<Out>, widening: Widening, plan: { denials: readonly Denial[]; enforcement: Enforcement }): Promise<{ decision: 'approved' | 'refused'; record: ApprovalRecord }> {
   const strict = ctx.deciders.strictReview
   const risks = ctx.risks()
   // A session approval given without these risks does not cover a retry that has them.
   const level = risks.length ? `${describeWidening(widening)} with risks ${JSON.stringify(risks)}` : describeWidening(widening)
-  const key = runKey({ decision: ctx.decision, command: ctx.command, cwd: ctx.cwd, input: ctx.request.input, env: ctx.request.env }, { widening: level })
+  const keys = keysOf(ctx.request, { decision: ctx.decision, command: ctx.command, cwd: ctx.cwd, input: ctx.request.input, env: ctx.request.env }, { widening: level })
   const target = networkTarget(plan.denials, widening)
-  if (!strict && ctx.cache.covers([key])) return { decision: 'approved', record: { decision: 'approved', source: 'cache' } }
+  if (!strict && ctx.cache.covers(keys)) return { decision: 'approved', record: { decision: 'approved', source: 'cache' } }
   // A network_rule never approves the retry: it names one host, and the
   // retry would reach every host (issue 13 §5; per-host widening needs the
   // allowlist proxy, issue 15). A rule that forbids the host still refuses.
@@ -108,6 +111,8 @@ async function approveRetry(ctx: EscalationContext, widening: Widening, plan: { 
   const scope = scopeOf(widening, { enforcement: plan.enforcement, ...(target ? { network: target } : {}), rulesFiles: ctx.rulesFiles })
   const evidence = plan.denials.some((d) => d.evidence.by === 'cordon') ? 'cordon' : 'output-only'
   const request: ApprovalRequest = {
+    // The runtime's fields first: what the orchestrator decided cannot be overridden by them.
+    ...ctx.request.approval?.shown,
     kind: 'escalation',
     attempt: 2,
     command: ctx.command,
@@ -131,7 +136,7 @@ async function approveRetry(ctx: EscalationContext, widening: Widening, plan: { 
   }
   const effect = await applyAnswer(answer.decision, {
     cache: ctx.cache,
-    keys: [key],
+    keys,
     amendFile: ctx.amendFile,
     amendRefused: ctx.amendRefused,
     proposedAmendment: undefined,
@@ -140,6 +145,11 @@ async function approveRetry(ctx: EscalationContext, widening: Widening, plan: { 
   })
   if (effect.note) ctx.notes.push(effect.note)
   return { decision: effect.run ? 'approved' : 'refused', record: appliedRecord(answer.record, effect) }
+}
+
+/** The runtime's own keys (runtime.ts), else the run key. */
+function keysOf(d: RuntimeDescription, facts: RunFacts, level: Level): string[] {
+  return d.approval ? d.approval.keys(facts, level) : [runKey(facts, level)]
 }
 
 /** The host a network denial names (from the output, or the command's own URL), when the retry widens the network. */

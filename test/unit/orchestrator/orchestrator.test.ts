@@ -155,17 +155,6 @@ describe('session cache', () => {
     expect(asked.map((a) => a.promptClass)).toEqual(['unknown', 'escalation'])
     expect((await orch.exec({ command: ['make', 'all'], sandboxPermissions: 'require_escalated' })).approval?.source).toBe('cache')
   })
-
-  it('a patch-style request skips only when every (environment, path) was approved', async () => {
-    const { orch, asked, answer } = setup()
-    answer.mockReturnValue('approved_for_session')
-    await orch.exec({ command: ['apply-patch'], patch: { paths: ['a.txt', 'b.txt'] } })
-    expect(asked).toHaveLength(1)
-    expect((await orch.exec({ command: ['apply-patch'], patch: { paths: ['b.txt'] } })).approval?.source).toBe('cache')
-    expect((await orch.exec({ command: ['apply-patch'], patch: { paths: ['a.txt', 'c.txt'] } })).approval?.source).toBe('user')
-    expect((await orch.exec({ command: ['apply-patch'], patch: { environment: 'remote', paths: ['a.txt'] } })).approval?.source).toBe('user')
-    expect(asked).toHaveLength(3)
-  })
 })
 
 describe('hooks in the decision flow', () => {
