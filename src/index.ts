@@ -35,3 +35,6 @@ export {
 
 // Orchestrator: approvals, hooks, session cache, amendments, bounded escalation.
 export * from './orchestrator/index.js'
+
+// Unified exec: exec_command / write_stdin, sessions on PTYs inside the sandbox.
+export * from './tools/unified-exec/index.js'

@@ -17,9 +17,11 @@
  * everything it left behind, also setsid()'d descendants.
  */
 import { PolicyError } from '../../errors.js'
+import type { DeferredPost } from '../../orchestrator/runtime.js'
 import type { SandboxResult } from '../../sandbox/result.js'
 import type { SandboxProcess } from '../../sandbox/run.js'
 import type { TerminalSize } from '../../platform/backend.js'
+import type { Enforcement } from '../../platform/enforcement.js'
 import { OutputBuffer } from './output-buffer.js'
 import type { StoredProcess } from './process-store.js'
 
@@ -33,6 +35,8 @@ export class Session implements StoredProcess {
   /** A typed error when the run could not be set up. */
   failure: unknown
   readonly ended: Promise<void>
+  /** The PostToolUse hooks of the exec_command call that started it, on its final result (set by that call). */
+  after: Promise<DeferredPost> | undefined
   private readonly started = Date.now()
 
   constructor(
@@ -47,6 +51,11 @@ export class Session implements StoredProcess {
       (r) => void (this.result = r),
       (e: unknown) => void (this.failure = e),
     )
+  }
+
+  /** What the launcher applied, once the command started; rejects when the sandbox could not be set up. */
+  get enforcement(): Promise<Enforcement> {
+    return this.proc.enforcement
   }
 
   get tty(): boolean {
