@@ -7,8 +7,13 @@
  * and line editing mean what they mean at a keyboard. A session without
  * one runs with stdin at end of file (a command waiting for input would
  * otherwise wait forever) and accepts one thing only: an interrupt (a lone
- * `\x03`), which becomes SIGINT for the command's process group. Anything
- * else is refused with a typed error: nothing is written anywhere.
+ * `\x03`), which becomes SIGINT for the command's process group —
+ * in Landlock mode the supervisor forwards it to the command, which may
+ * handle it; in namespace mode it reaches bwrap, which forwards no signal,
+ * and ends the whole sandbox (docs/linux.md). Anything else is refused
+ * with a typed error: nothing is written anywhere. A tty session's ^C is
+ * the terminal's own (its line discipline signals the foreground group) in
+ * both modes.
  *
  * Output (a terminal's, or stdout and stderr interleaved as read) goes to
  * a bounded buffer (output-buffer.ts) each call takes from. terminate()
