@@ -14,6 +14,7 @@
  * that call's id), and their context or replaced output is what it hands
  * back.
  */
+import type { z } from 'zod'
 import { CordonError } from '../../errors.js'
 import type { Tool, ToolContext, ToolOutput } from '../types.js'
 import { clamp, DEFAULT_TERMINAL, EXEC_YIELD, MODEL_OUTPUT, POLL_YIELD, WRITE_YIELD } from './limits.js'
@@ -69,6 +70,11 @@ async function reportOf(session: Session, waitedMs: number, maxBytes: number, id
 
 function outputOf(r: Report): ToolOutput {
   return { kind: 'text', text: reportText(r), success: succeeded(r) }
+}
+
+/** A direct, parallel function tool whose parameters are `schema`'s JSON Schema. */
+function functionTool(name: string, description: string, schema: z.ZodType, handler: Tool['handler']): Tool {
+  return { name: { name }, spec: { kind: 'function', description, parameters: jsonSchemaOf(schema) }, exposure: 'direct', parallel: true, ...(handler ? { handler } : {}) }
 }
 
 export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec {
@@ -145,20 +151,8 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
   }
 
   return {
-    execCommand: {
-      name: { name: 'exec_command' },
-      spec: { kind: 'function', description: EXEC_DESCRIPTION, parameters: jsonSchemaOf(execCommandParams) },
-      exposure: 'direct',
-      parallel: true,
-      handler: execCommand,
-    },
-    writeStdin: {
-      name: { name: 'write_stdin' },
-      spec: { kind: 'function', description: WRITE_DESCRIPTION, parameters: jsonSchemaOf(writeStdinParams) },
-      exposure: 'direct',
-      parallel: true,
-      handler: writeStdin,
-    },
+    execCommand: functionTool('exec_command', EXEC_DESCRIPTION, execCommandParams, execCommand),
+    writeStdin: functionTool('write_stdin', WRITE_DESCRIPTION, writeStdinParams, writeStdin),
     store,
     close: () => store.terminateAll(),
   }
