@@ -10,6 +10,8 @@ export type CordonErrorCode =
   | 'E_LOAD' // the native addon or launcher could not be loaded
   | 'E_ABORTED' // the caller aborted (AbortSignal) or an approval said abort
   | 'E_FORBIDDEN' // the exec policy or an approval forbids the command
+  | 'E_TOOL_CONTRACT' // a tool was called with a payload of the wrong kind (a caller's or runtime's bug)
+  | 'E_TOOL_SETUP' // a tool call could not run at all: its sandbox could not be set up
 
 /**
  * Name an error for good. Not `new.target.name`: the CLI bundle is minified,
@@ -129,5 +131,39 @@ export class ForbiddenError extends CordonError {
     super('E_FORBIDDEN', `forbidden: ${reason}`)
     setErrorName(this, 'ForbiddenError')
     this.reason = reason
+  }
+}
+
+/**
+ * A known tool was handed a payload of the wrong kind (a function tool
+ * given freeform text, …): a contract broken by the caller or the model
+ * runtime, not a failure of the tool, so it is not shown as one.
+ */
+export class ToolContractError extends CordonError {
+  readonly tool: string
+  readonly expected: string
+  readonly got: string
+  constructor(tool: string, expected: string, got: string) {
+    super('E_TOOL_CONTRACT', `tool ${tool} takes a ${expected} payload, got ${got}`)
+    setErrorName(this, 'ToolContractError')
+    this.tool = tool
+    this.expected = expected
+    this.got = got
+  }
+}
+
+/**
+ * A tool call could not run at all: the sandbox of its attempt could not
+ * be set up (`setup` is that error's name, code and message). A failure of
+ * the command itself is a result for the model, never this.
+ */
+export class ToolSetupError extends CordonError {
+  readonly tool: string
+  readonly setup: { readonly name: string; readonly code: string; readonly message: string }
+  constructor(tool: string, setup: { name: string; code: string; message: string }) {
+    super('E_TOOL_SETUP', `tool ${tool} could not run: ${setup.message}`)
+    setErrorName(this, 'ToolSetupError')
+    this.tool = tool
+    this.setup = setup
   }
 }

@@ -36,5 +36,7 @@ export {
 // Orchestrator: approvals, hooks, session cache, amendments, bounded escalation.
 export * from './orchestrator/index.js'
 
+// Tools: specs + handlers, per-step router, ordered dispatch, runtimes driven by orchestrator.run().
+export * from './tools/index.js'
 // Unified exec: exec_command / write_stdin, sessions on PTYs inside the sandbox.
 export * from './tools/unified-exec/index.js'

@@ -22,6 +22,8 @@ const NAMES: Record<CordonErrorCode, string> = {
   E_LOAD: 'LoadError',
   E_ABORTED: 'AbortError',
   E_FORBIDDEN: 'ForbiddenError',
+  E_TOOL_CONTRACT: 'ToolContractError',
+  E_TOOL_SETUP: 'ToolSetupError',
 }
 
 /** An error as plain data: its class name, code, message and the fields of its class (`where`, `step`, …). */

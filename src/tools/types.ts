@@ -6,6 +6,7 @@
  * `create_event`.
  */
 import type { Orchestrator } from '../orchestrator/orchestrator.js'
+import type { Step } from './router.js'
 
 /** A tool's name; `namespace` groups tools (an MCP server's). */
 export interface ToolName {
@@ -120,10 +121,15 @@ export interface ToolContext {
   readonly signal: AbortSignal
   readonly callId: string
   readonly tool: ToolName
-  /** The step the call was produced under. */
-  readonly step: StepView
-  /** The deferred tools of that step, for the tool search handler. */
-  readonly deferred: readonly Tool[]
+  /** The step the call was produced under: its specs and registry (the tool search reads its deferred tools). */
+  readonly step: Step
+  /**
+   * Run the dispatcher's PostToolUse hooks for another call — for a tool
+   * whose result belongs to an earlier call (write_stdin finishing what an
+   * exec_command call started pairs its PostToolUse with that call's id,
+   * tool and input). Returns the output the model reads and added context.
+   */
+  readonly postToolUse: (original: { readonly callId: string; readonly tool: ToolName; readonly input: unknown }, output: ToolOutput) => Promise<{ output: ToolOutput; context: readonly string[] }>
 }
 
 /** The input a handler receives: the parsed JSON object (function), the raw text (custom), the query (search). */
@@ -141,4 +147,11 @@ export interface Tool {
   readonly handler?: ToolHandler
   /** Extra words a tool search matches on (besides the name and description). */
   readonly keywords?: readonly string[]
+  /**
+   * Which dispatcher hooks run around this tool's calls (default: both).
+   * `pre: false` for a tool that continues an already-approved call
+   * (write_stdin); `post: false` when its PostToolUse runs later through
+   * `ctx.postToolUse` with the original call.
+   */
+  readonly hooks?: { readonly pre?: boolean; readonly post?: boolean }
 }

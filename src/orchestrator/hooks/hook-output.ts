@@ -15,6 +15,8 @@ export interface HookOutput {
   readonly verdict?: 'allow' | 'deny'
   readonly reason?: string
   readonly updatedCommand?: readonly string[]
+  /** The whole `updatedInput` object as given (a tool-level hook rewrites any tool's input, src/tools). */
+  readonly updatedInput?: Readonly<Record<string, unknown>>
   readonly additionalContext?: string
   readonly replaceResult?: { stdout?: string; stderr?: string; exitCode?: number | null }
 }
@@ -27,7 +29,7 @@ const specific = z
     permissionDecision: verdictWord.optional(),
     permissionDecisionReason: z.string().optional(),
     decision: z.object({ behavior: z.enum(['allow', 'deny']), message: z.string().optional() }).passthrough().optional(),
-    updatedInput: z.object({ command }).passthrough().optional(),
+    updatedInput: z.record(z.string(), z.unknown()).optional(),
     additionalContext: z.string().optional(),
     replaceResult: replace.optional(),
   })
@@ -38,7 +40,7 @@ const wire = z
     reason: z.string().optional(),
     continue: z.boolean().optional(),
     stopReason: z.string().optional(),
-    updatedInput: z.object({ command }).passthrough().optional(),
+    updatedInput: z.record(z.string(), z.unknown()).optional(),
     additionalContext: z.string().optional(),
     replaceResult: replace.optional(),
     hookSpecificOutput: specific.optional(),
@@ -60,6 +62,8 @@ export function parseHookOutput(event: string, exitCode: number, stdout: string,
   }
   const r = wire.safeParse(json)
   if (!r.success) return { error: `hook output: ${r.error.issues[0]?.path.join('.') || '(root)'}: ${r.error.issues[0]?.message}` }
+  const ui = r.data.hookSpecificOutput?.updatedInput ?? r.data.updatedInput
+  if (ui?.command !== undefined && !command.safeParse(ui.command).success) return { error: 'hook output: updatedInput.command: expected an argv or a command line' }
   return fromParsed(r.data)
 }
 
@@ -68,14 +72,17 @@ function fromParsed(w: z.infer<typeof wire>): HookOutput {
   const word = s?.decision?.behavior ?? s?.permissionDecision ?? w.decision
   const verdict = w.continue === false ? 'deny' : word === 'allow' || word === 'approve' ? 'allow' : word === 'block' || word === 'deny' ? 'deny' : undefined
   const reason = w.stopReason ?? s?.decision?.message ?? s?.permissionDecisionReason ?? w.reason
-  const cmd = s?.updatedInput?.command ?? w.updatedInput?.command
+  const updatedInput = s?.updatedInput ?? w.updatedInput
+  const parsedCmd = command.safeParse(updatedInput?.command)
+  const cmd = parsedCmd.success ? parsedCmd.data : undefined
   const additionalContext = s?.additionalContext ?? w.additionalContext
   const replaceResult = s?.replaceResult ?? w.replaceResult
   return {
     ...(verdict ? { verdict } : {}),
     ...(reason !== undefined ? { reason } : {}),
     // A string command is a shell line, as agent tools send it.
-    ...(cmd !== undefined ? { updatedCommand: typeof cmd === 'string' ? ['bash', '-lc', cmd] : cmd } : {}),
+    ...(cmd ? { updatedCommand: typeof cmd === 'string' ? ['bash', '-lc', cmd] : cmd } : {}),
+    ...(updatedInput !== undefined ? { updatedInput } : {}),
     ...(additionalContext !== undefined ? { additionalContext } : {}),
     ...(replaceResult ? { replaceResult } : {}),
   }

@@ -81,10 +81,12 @@ export async function runHook<I extends { event: string }, O>(
   signal: AbortSignal,
 ): Promise<HookRun<O>> {
   if (typeof hook === 'function') return runFunction(hook, input, timeoutMs, signal)
-  const r = await runHookCommand(hook, toWire(input), hook.timeoutMs ?? timeoutMs, signal)
+  const tool = isToolEvent(input)
+  const r = await runHookCommand(hook, tool ? toolWire(input) : toWire(input), hook.timeoutMs ?? timeoutMs, signal)
   if (!r.ok) return { error: r.error }
   const parsed = parseHookOutput(input.event, r.exitCode, r.stdout, r.stderr)
-  return 'error' in parsed ? { error: parsed.error } : { output: fromWire(input.event, parsed) as O }
+  if ('error' in parsed) return { error: parsed.error }
+  return { output: (tool ? fromToolWire(input.event, parsed) : fromWire(input.event, parsed)) as O }
 }
 
 async function runFunction<I, O>(fn: Fn<I, O>, input: I, timeoutMs: number, signal: AbortSignal): Promise<HookRun<O>> {
@@ -134,4 +136,36 @@ function fromWire(event: string, out: HookOutput): PreToolUseResult | Permission
     ...reason,
     ...(out.updatedCommand ? { updatedCommand: out.updatedCommand } : {}),
   }
+}
+
+/**
+ * A tool-level event (src/tools/dispatch): any tool, not only a command.
+ * It carries the tool's name and call id and the tool's own input.
+ */
+interface ToolEvent {
+  readonly event: string
+  readonly tool: { readonly namespace?: string; readonly name: string }
+  readonly callId: string
+  readonly input: unknown
+  readonly output?: unknown
+}
+
+function isToolEvent(input: { event: string }): input is ToolEvent {
+  return 'tool' in input && 'callId' in input
+}
+
+/** The JSON an external hook gets for a tool-level event. */
+function toolWire(i: ToolEvent): Record<string, unknown> {
+  const name = i.tool.namespace !== undefined ? `${i.tool.namespace}/${i.tool.name}` : i.tool.name
+  return { hook_event_name: i.event, tool_name: name, tool_use_id: i.callId, tool_input: i.input, ...(i.output !== undefined ? { tool_response: i.output } : {}) }
+}
+
+/** A tool-level hook's answer: PreToolUse block / rewrite (`updatedInput`); PostToolUse context / replace (`replaceResult.stdout`) / block. */
+function fromToolWire(event: string, out: HookOutput): Record<string, unknown> {
+  const reason = out.reason !== undefined ? { reason: out.reason } : {}
+  const block = out.verdict === 'deny' ? { decision: 'block' } : {}
+  if (event === 'PostToolUse') {
+    return { ...block, ...reason, ...(out.additionalContext !== undefined ? { additionalContext: out.additionalContext } : {}), ...(out.replaceResult?.stdout !== undefined ? { replaceOutput: out.replaceResult.stdout } : {}) }
+  }
+  return { ...block, ...reason, ...(out.updatedInput !== undefined ? { updatedInput: out.updatedInput } : {}) }
 }

@@ -15,9 +15,11 @@ export const POLL_YIELD = { default: 5_000, min: 0, max: 300_000 } as const
 /**
  * Output handed to the model per call (bytes): the head and the tail of
  * what the command printed since the last call, the middle dropped and
- * counted (truncate.ts).
+ * counted (truncate.ts). The default leaves room for the reply's header
+ * lines within the dispatcher's own bound (16 KiB, dispatch/truncate.ts),
+ * so the dispatcher does not cut the reply a second time.
  */
-export const MODEL_OUTPUT = { default: 16 * 1024, min: 1024, max: 1024 * 1024 } as const
+export const MODEL_OUTPUT = { default: 15 * 1024, min: 1024, max: 1024 * 1024 } as const
 /**
  * What a session keeps between two calls (bytes): the first and the last
  * half of this of what was printed meanwhile. A command that prints a

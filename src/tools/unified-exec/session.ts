@@ -23,6 +23,7 @@
  */
 import { PolicyError } from '../../errors.js'
 import type { DeferredPost } from '../../orchestrator/runtime.js'
+import type { ToolName } from '../types.js'
 import type { SandboxResult } from '../../sandbox/result.js'
 import type { SandboxProcess } from '../../sandbox/run.js'
 import type { TerminalSize } from '../../platform/backend.js'
@@ -42,6 +43,8 @@ export class Session implements StoredProcess {
   readonly ended: Promise<void>
   /** The PostToolUse hooks of the exec_command call that started it, on its final result (set by that call). */
   after: Promise<DeferredPost> | undefined
+  /** The exec_command call that started it: the dispatcher's PostToolUse of its end pairs with this call. */
+  origin: { readonly callId: string; readonly tool: ToolName; readonly input: unknown } | undefined
   private readonly started = Date.now()
 
   constructor(

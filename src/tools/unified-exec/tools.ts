@@ -15,7 +15,7 @@
  * back.
  */
 import type { z } from 'zod'
-import { CordonError } from '../../errors.js'
+import { CordonError, ToolSetupError } from '../../errors.js'
 import type { Tool, ToolContext, ToolOutput } from '../types.js'
 import { clamp, DEFAULT_TERMINAL, EXEC_YIELD, MODEL_OUTPUT, POLL_YIELD, WRITE_YIELD } from './limits.js'
 import { execCommandParams, jsonSchemaOf, writeStdinParams, type ExecCommandParams, type WriteStdinParams } from './params.js'
@@ -72,9 +72,22 @@ function outputOf(r: Report): ToolOutput {
   return { kind: 'text', text: reportText(r), success: succeeded(r) }
 }
 
+/**
+ * The dispatcher's PostToolUse hooks of the exec_command call that started
+ * `session`, on the output that reports its end (exec_command itself when
+ * the command ended within its window, else the write_stdin that saw the
+ * end). What they add is folded into the text the model reads.
+ */
+async function pairedPost(session: Session, output: ToolOutput, ctx: ToolContext): Promise<ToolOutput> {
+  if (!session.origin) return output
+  const post = await ctx.postToolUse(session.origin, output)
+  if (post.context.length === 0 || post.output.kind !== 'text') return post.output
+  return { ...post.output, text: `${post.output.text}\n${post.context.map((c) => `Context: ${c}`).join('\n')}` }
+}
+
 /** A direct, parallel function tool whose parameters are `schema`'s JSON Schema. */
-function functionTool(name: string, description: string, schema: z.ZodType, handler: Tool['handler']): Tool {
-  return { name: { name }, spec: { kind: 'function', description, parameters: jsonSchemaOf(schema) }, exposure: 'direct', parallel: true, ...(handler ? { handler } : {}) }
+function functionTool(name: string, description: string, schema: z.ZodType, handler: Tool['handler'], hooks: Tool['hooks']): Tool {
+  return { name: { name }, spec: { kind: 'function', description, parameters: jsonSchemaOf(schema) }, exposure: 'direct', parallel: true, ...(handler ? { handler } : {}), ...(hooks ? { hooks } : {}) }
 }
 
 export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec {
@@ -97,15 +110,21 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
     }
     const started = Date.now()
     const outcome = await ctx.orchestrator.run(unifiedExecRuntime, request, { signal: ctx.signal, callId: ctx.callId })
-    if (outcome.status === 'canceled') return { kind: 'aborted', text: outcome.reason ?? 'aborted' }
+    if (outcome.status === 'canceled') return { kind: 'aborted', text: `aborted: ${outcome.reason ?? 'canceled'}` }
+    if (outcome.status === 'error') {
+      // The sandbox could not be set up at all: the step's error, as for the shell tool.
+      const err = outcome.attempts[outcome.attempts.length - 1]?.error ?? { name: 'Error', code: 'E_UNKNOWN', message: outcome.reason ?? 'the sandbox could not be set up' }
+      throw new ToolSetupError(ctx.tool.name, err)
+    }
     const session = outcome.output?.session
     if (!session || outcome.status !== 'completed' && outcome.status !== 'timed_out') return failure(`${outcome.status}: ${outcome.reason ?? 'the command did not run'}`)
     const notes = yieldMs !== (p.yield_time_ms ?? yieldMs) ? [`yield_time_ms clamped to ${yieldMs}`] : []
     if (outcome.attempts.length > 1) notes.push(`the sandbox denied the first run; this is the approved run with wider permissions`)
+    session.origin = { callId: ctx.callId, tool: ctx.tool, input }
     if (session.exited) {
       const post = { result: outcome.result!, resultReplaced: outcome.resultReplaced, context: outcome.context, hookErrors: outcome.hookErrors }
       session.after = Promise.resolve(post)
-      return outputOf(await reportOf(session, Date.now() - started, modelMax(p.max_output_bytes), 0, notes))
+      return pairedPost(session, outputOf(await reportOf(session, Date.now() - started, modelMax(p.max_output_bytes), 0, notes)), ctx)
     }
     if (outcome.after) session.after = outcome.after
     const { entry, pruned } = store.add(session)
@@ -138,8 +157,9 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
     }
     const notes = yieldMs !== (p.yield_time_ms ?? yieldMs) ? [`yield_time_ms clamped to ${yieldMs}`] : []
     const report = await reportOf(session, Date.now() - started, modelMax(p.max_output_bytes), entry.id, notes)
-    if (report.end) store.remove(entry.id) // its end is reported once; the id finds nothing afterwards
-    return outputOf(report)
+    if (!report.end) return outputOf(report)
+    store.remove(entry.id) // its end is reported once; the id finds nothing afterwards
+    return pairedPost(session, outputOf(report), ctx)
   }
 
   async function writeStdin(input: unknown, ctx: ToolContext): Promise<ToolOutput> {
@@ -151,8 +171,10 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
   }
 
   return {
-    execCommand: functionTool('exec_command', EXEC_DESCRIPTION, execCommandParams, execCommand),
-    writeStdin: functionTool('write_stdin', WRITE_DESCRIPTION, writeStdinParams, writeStdin),
+    // The dispatcher's PostToolUse runs through pairedPost(), once, on the output that reports the
+    // end, with the exec_command call; write_stdin continues an approved call: no PreToolUse.
+    execCommand: functionTool('exec_command', EXEC_DESCRIPTION, execCommandParams, execCommand, { post: false }),
+    writeStdin: functionTool('write_stdin', WRITE_DESCRIPTION, writeStdinParams, writeStdin, { pre: false, post: false }),
     store,
     close: () => store.terminateAll(),
   }

@@ -21,33 +21,30 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, expect, it } from 'vitest'
-import { createOrchestrator, createUnifiedExec, type OrchestratorOptions, type PostToolUseInput } from '../../../../src/index.js'
-import type { Tool, ToolContext, ToolOutput } from '../../../../src/tools/types.js'
+import { createOrchestrator, createUnifiedExec, Dispatcher, ToolRouter, type OrchestratorOptions, type PostToolUseInput, type Tool, type ToolHooks, type ToolOutput, type ToolPostInput, type ToolPreInput } from '../../../../src/index.js'
 import { describeModes, removeTempDirs, tempDir } from '../orchestrator/env.js'
 
 afterAll(removeTempDirs)
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-function harness(ws: string, mode: 'landlock' | 'namespaces', extra: Partial<OrchestratorOptions> = {}) {
+/** The two tools registered in a step and called through the dispatcher (its hooks, its bound), as the model's calls would be. */
+function harness(ws: string, mode: 'landlock' | 'namespaces', extra: Partial<OrchestratorOptions> = {}, hooks: ToolHooks = {}) {
   const orchestrator = createOrchestrator({ sandbox: { cwd: ws, mode }, onApproval: () => 'approved', ...extra })
   const ux = createUnifiedExec()
+  const step = new ToolRouter([ux.execCommand, ux.writeStdin]).buildStep()
+  const dispatcher = new Dispatcher({ orchestrator, hooks })
   let calls = 0
-  const call = async (tool: Tool, input: unknown, signal = idleSignal()): Promise<ToolOutput & { callId: string }> => {
+  const call = async (tool: Tool, input: unknown, signal?: AbortSignal): Promise<ToolOutput & { callId: string }> => {
     const callId = `call-${++calls}`
-    const ctx: ToolContext = { orchestrator, signal, callId, tool: tool.name, step: { id: 1, specs: [] }, deferred: [] }
-    return { ...(await tool.handler!(input, ctx)), callId }
+    const { output } = await dispatcher.invoke(step, { callId, name: tool.name, payload: { kind: 'function', arguments: JSON.stringify(input) } }, signal)
+    return { ...output, callId }
   }
   return {
     ux,
     exec: (input: Record<string, unknown>, signal?: AbortSignal) => call(ux.execCommand, input, signal),
     write: (input: Record<string, unknown>, signal?: AbortSignal) => call(ux.writeStdin, input, signal),
   }
-}
-
-/** A signal nobody aborts. */
-function idleSignal(): AbortSignal {
-  return new AbortController().signal
 }
 
 function textOf(o: ToolOutput): string {
@@ -235,7 +232,11 @@ describeModes((mode) => {
   it('PostToolUse runs once, on the final result, with the exec_command call id; its context reaches the call that saw the end', async () => {
     const seen: PostToolUseInput[] = []
     const postToolUse = [(input: PostToolUseInput) => (seen.push(input), { additionalContext: 'checked by the hook' })]
-    const h = harness(tempDir('ux-post'), mode, { hooks: { postToolUse } })
+    // The dispatcher's tool-level hooks as well: PreToolUse for exec_command only, PostToolUse once, paired.
+    const toolPre: ToolPreInput[] = []
+    const toolPost: ToolPostInput[] = []
+    const toolHooks: ToolHooks = { preToolUse: [(i: ToolPreInput) => void toolPre.push(i)], postToolUse: [(i: ToolPostInput) => (toolPost.push(i), { additionalContext: 'seen by the tool hook' })] }
+    const h = harness(tempDir('ux-post'), mode, { hooks: { postToolUse } }, toolHooks)
     try {
       const started = await h.exec({ cmd: 'cat', tty: true, yield_time_ms: 300 })
       const id = sessionOf(started)
@@ -246,6 +247,10 @@ describeModes((mode) => {
       expect(seen).toHaveLength(1)
       expect(seen[0]).toMatchObject({ event: 'PostToolUse', callId: started.callId, result: { exitCode: 0 } })
       expect(seen[0]!.result.stdout).toContain('abc\r\nabc\r\n')
+      expect(toolPre.map((i) => i.tool.name)).toEqual(['exec_command'])
+      expect(toolPost).toHaveLength(1)
+      expect(toolPost[0]).toMatchObject({ callId: started.callId, tool: { name: 'exec_command' }, input: { cmd: 'cat', tty: true } })
+      expect(textOf(end)).toMatch(/Context: seen by the tool hook$/)
     } finally {
       h.ux.close()
     }

@@ -64,8 +64,8 @@ describe('forModel', () => {
 })
 
 describe('clamp', () => {
-  it('defaults: exec_command 250 ms, write_stdin 250 ms, an empty poll 5 s, 16 KiB for the model', () => {
-    expect([clamp(undefined, EXEC_YIELD), clamp(undefined, WRITE_YIELD), clamp(undefined, POLL_YIELD), clamp(undefined, MODEL_OUTPUT)]).toEqual([250, 250, 5000, 16384])
+  it('defaults: exec_command 250 ms, write_stdin 250 ms, an empty poll 5 s, 15 KiB for the model', () => {
+    expect([clamp(undefined, EXEC_YIELD), clamp(undefined, WRITE_YIELD), clamp(undefined, POLL_YIELD), clamp(undefined, MODEL_OUTPUT)]).toEqual([250, 250, 5000, 15360])
   })
 
   it('brings every value into its range: 0..30 s for yields, at most 5 min for a poll', () => {

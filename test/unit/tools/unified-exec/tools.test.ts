@@ -15,6 +15,7 @@ import type { Enforcement } from '../../../../src/platform/enforcement.js'
 import type { RunOptions } from '../../../../src/sandbox/options.js'
 import type { SandboxResult } from '../../../../src/sandbox/result.js'
 import type { Sandbox } from '../../../../src/sandbox/sandbox.js'
+import { ToolRegistry } from '../../../../src/tools/registry.js'
 import type { ToolContext, ToolOutput } from '../../../../src/tools/types.js'
 
 const enforcement = { status: 'full', mechanisms: [], missing: [], notes: [] } as unknown as Enforcement
@@ -70,14 +71,25 @@ function harness() {
     },
   } as unknown as Orchestrator
   const ux = createUnifiedExec()
-  const ctx = (): ToolContext => ({ orchestrator, signal: new AbortController().signal, callId: 'c', tool: { name: 'x' }, step: { id: 1, specs: [] }, deferred: [] })
+  /** The dispatcher's PostToolUse calls the tools make themselves (ctx.postToolUse). */
+  const posts: { origin: { callId: string; input: unknown }; output: ToolOutput }[] = []
+  let calls = 0
+  const ctx = (tool: string): ToolContext => ({
+    orchestrator,
+    signal: new AbortController().signal,
+    callId: `call-${++calls}`,
+    tool: { name: tool },
+    step: { id: 1, specs: [], registry: new ToolRegistry([]) },
+    postToolUse: async (origin, output) => (posts.push({ origin, output }), { output, context: ['from the hook'] }),
+  })
   const text = (o: ToolOutput) => (o as { text: string }).text
   return {
     procs,
     ux,
     text,
-    exec: (input: unknown) => ux.execCommand.handler!(input, ctx()),
-    write: (input: unknown) => ux.writeStdin.handler!(input, ctx()),
+    posts,
+    exec: (input: unknown) => ux.execCommand.handler!(input, ctx('exec_command')),
+    write: (input: unknown) => ux.writeStdin.handler!(input, ctx('write_stdin')),
   }
 }
 
@@ -108,9 +120,29 @@ describe('exec_command / write_stdin', () => {
     h.procs[0]!.print('2\n>>> ')
     expect(h.text(await reply)).toMatch(/Output:\n2\n>>> $/)
     expect(h.procs[0]!.typed).toEqual(['1+1\n'])
+    expect(h.posts).toHaveLength(0) // no PostToolUse for the snapshot or a write
     h.procs[0]!.end(0)
-    expect(h.text(await h.write({ session_id: id, yield_time_ms: 50 }))).toMatch(/Process exited with code 0/)
+    expect(h.text(await h.write({ session_id: id, yield_time_ms: 50 }))).toMatch(/Process exited with code 0\nOutput:\n\nContext: from the hook$/)
+    // Once, for the exec_command call (call-1) and its input, on the output that reports the end.
+    expect(h.posts).toHaveLength(1)
+    expect(h.posts[0]!.origin).toMatchObject({ callId: 'call-1', tool: { name: 'exec_command' }, input: { cmd: 'python3 -i', tty: true } })
     expect(h.text(await h.write({ session_id: id }))).toMatch(/no session \d+/)
+  })
+
+  it('a command that ends within the window gets its PostToolUse at once, paired with its own call', async () => {
+    const h = harness()
+    const pending = h.exec({ cmd: 'true', yield_time_ms: 5000 })
+    await new Promise((r) => setTimeout(r, 10))
+    h.procs[0]!.end(0)
+    expect(h.text(await pending)).toMatch(/Process exited with code 0[\s\S]*Context: from the hook$/)
+    expect(h.posts.map((p) => p.origin.callId)).toEqual(['call-1'])
+    expect(h.ux.store.size).toBe(0)
+  })
+
+  it('the tools declare their dispatcher hooks: exec_command defers PostToolUse, write_stdin runs no PreToolUse', () => {
+    const h = harness()
+    expect(h.ux.execCommand.hooks).toEqual({ post: false })
+    expect(h.ux.writeStdin.hooks).toEqual({ pre: false, post: false })
   })
 
   it('without a terminal: stdin is closed, input is refused, ^C is SIGINT', async () => {

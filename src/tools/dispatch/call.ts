@@ -1,0 +1,155 @@
+/**
+ * One call, start to end: resolve the tool in the call's step, check the
+ * payload kind, take the lock, PreToolUse hooks, lifecycle start, the
+ * handler with the call's own signal, PostToolUse hooks, the model-context
+ * bound, lifecycle end. Never rejects: the settled value carries the
+ * output, and `fatal` when the call could not run at all.
+ */
+import { AbortError, ToolContractError } from '../../errors.js'
+import type { Orchestrator } from '../../orchestrator/orchestrator.js'
+import { displayName } from '../names.js'
+import type { Step } from '../router.js'
+import { PAYLOAD_OF, type Tool, type ToolCall, type ToolContext, type ToolOutput } from '../types.js'
+import type { RwLock } from './rw-lock.js'
+import { runToolPost, runToolPre, type ToolHooks } from './tool-hooks.js'
+import { preview, truncateForModel } from './truncate.js'
+
+/** Lifecycle events: `start` after PreToolUse hooks let the call run, `end` when its output is final. */
+export type ToolEvent =
+  | { readonly type: 'start'; readonly callId: string; readonly tool: string; readonly stepId: number; readonly inputPreview: string }
+  | {
+      readonly type: 'end'
+      readonly callId: string
+      readonly tool: string
+      readonly stepId: number
+      readonly output: ToolOutput['kind'] | 'error'
+      readonly success: boolean
+      readonly durationMs: number
+      readonly outputPreview: string
+    }
+
+export interface CallSettings {
+  readonly orchestrator: Orchestrator
+  readonly hooks: ToolHooks
+  readonly hookTimeoutMs: number
+  readonly maxOutputBytes: number
+  readonly previewBytes: number
+  readonly emit: (event: ToolEvent) => void
+  readonly lock: RwLock
+}
+
+export interface Settled {
+  readonly output: ToolOutput
+  readonly context: string[]
+  /** The call could not run at all (ToolContractError, ToolSetupError, a handler's bug). */
+  readonly fatal?: unknown
+}
+
+const done = (output: ToolOutput, context: string[] = []): Settled => ({ output, context })
+
+export async function executeCall(s: CallSettings, step: Step, call: ToolCall, parent: AbortSignal, from: 'model' | 'host', hookErrors: string[]): Promise<Settled> {
+  const shown = displayName(call.name)
+  const tool = resolveTool(step, call)
+  if (!tool || (from === 'host' && tool.exposure === 'direct-model-only')) {
+    return done({ kind: 'unsupported', text: `unsupported call: ${shown} is not a tool here${from === 'host' && tool ? ' (it is callable by the model only)' : ''}` })
+  }
+  const expected = tool.spec.kind === 'hosted' ? undefined : PAYLOAD_OF[tool.spec.kind]
+  if (expected !== call.payload.kind) {
+    const error = new ToolContractError(shown, expected ?? 'provider-run (hosted)', call.payload.kind)
+    return { output: { kind: 'aborted', text: `not run: ${error.message}` }, context: [], fatal: error }
+  }
+  const parsed = inputOf(call)
+  if ('error' in parsed) return done({ kind: 'text', text: parsed.error, success: false })
+  const child = new AbortController()
+  const onAbort = () => child.abort(parent.reason)
+  if (parent.aborted) onAbort()
+  else parent.addEventListener('abort', onAbort, { once: true })
+  let release: (() => void) | undefined
+  try {
+    release = await s.lock.acquire(tool.parallel ? 'read' : 'write', child.signal)
+    return await runLocked(s, step, call, tool, parsed.input, child.signal, hookErrors)
+  } catch (e) {
+    if (e instanceof AbortError || child.signal.aborted) return done(aborted(undefined))
+    // ToolSetupError, or a handler's bug: the step cannot go on; the call still gets an output.
+    return { output: { kind: 'aborted', text: `the call could not run: ${(e as Error)?.message ?? String(e)}` }, context: [], fatal: e }
+  } finally {
+    release?.()
+    parent.removeEventListener('abort', onAbort)
+  }
+}
+
+async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool, input: unknown, signal: AbortSignal, hookErrors: string[]): Promise<Settled> {
+  const name = displayName(call.name)
+  const pre = tool.hooks?.pre === false ? ({ kind: 'continue', input } as const) : await runToolPre(s.hooks.preToolUse, { tool: call.name, callId: call.callId, input }, s.hookTimeoutMs, signal, hookErrors)
+  if (signal.aborted) return done(aborted(undefined))
+  if (pre.kind === 'blocked') return done({ kind: 'text', text: `blocked: ${pre.reason}`, success: false })
+  const started = Date.now()
+  s.emit({ type: 'start', callId: call.callId, tool: name, stepId: step.id, inputPreview: preview(previewText(pre.input), s.previewBytes) })
+  const postToolUse: ToolContext['postToolUse'] = async (original, out) => {
+    const post = await runToolPost(s.hooks.postToolUse, { ...original, output: out }, s.hookTimeoutMs, signal, hookErrors)
+    return { output: post.output, context: post.context }
+  }
+  const ctx: ToolContext = { orchestrator: s.orchestrator, signal, callId: call.callId, tool: call.name, step, postToolUse }
+  let output: ToolOutput
+  try {
+    output = await (tool.handler as NonNullable<Tool['handler']>)(pre.input, ctx)
+  } catch (e) {
+    s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: 'error', success: false, durationMs: Date.now() - started, outputPreview: preview(String((e as Error)?.message ?? e), s.previewBytes) })
+    throw e
+  }
+  let context: string[] = []
+  if (signal.aborted) output = aborted(output)
+  else if (tool.hooks?.post !== false) {
+    const post = await runToolPost(s.hooks.postToolUse, { tool: call.name, callId: call.callId, input: pre.input, output }, s.hookTimeoutMs, signal, hookErrors)
+    output = signal.aborted ? aborted(post.output) : post.output
+    context = post.context
+  }
+  const bounded = bound(output, s.maxOutputBytes)
+  s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: bounded.kind, success: bounded.kind === 'text' ? bounded.success : bounded.kind === 'search', durationMs: Date.now() - started, outputPreview: preview(previewText(bounded), s.previewBytes) })
+  return done(bounded, context)
+}
+
+/** The tool a call names in its step: a tool search goes to the step's search tool. */
+function resolveTool(step: Step, call: ToolCall): Tool | undefined {
+  if (call.payload.kind === 'tool_search') return step.registry.registered().find((t) => t.spec.kind === 'tool_search')
+  return step.registry.get(call.name)
+}
+
+/** What the handler gets: the parsed arguments object, the raw text, the query. */
+function inputOf(call: ToolCall): { input: unknown } | { error: string } {
+  const p = call.payload
+  if (p.kind === 'custom') return { input: p.input }
+  if (p.kind === 'tool_search') return { input: { query: p.query, ...(p.limit !== undefined ? { limit: p.limit } : {}) } }
+  try {
+    const v: unknown = JSON.parse(p.arguments === '' ? '{}' : p.arguments)
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { error: 'the arguments must be a JSON object' }
+    return { input: v }
+  } catch (e) {
+    return { error: `the arguments are not valid JSON: ${(e as Error).message}` }
+  }
+}
+
+function aborted(partial: ToolOutput | undefined): ToolOutput {
+  const text = partial && partial.kind === 'text' && partial.text ? `\n${partial.text}` : ''
+  return { kind: 'aborted', text: `aborted: the call was canceled before it finished${text}` }
+}
+
+/** The model-context bound on text outputs (truncate.ts). */
+function bound(output: ToolOutput, maxBytes: number): ToolOutput {
+  if (output.kind === 'search') return output
+  const t = truncateForModel(output.text, maxBytes)
+  return t.omittedBytes === 0 ? output : { ...output, text: t.text }
+}
+
+function previewText(v: unknown): string {
+  if (typeof v === 'string') return v
+  if (v && typeof v === 'object' && 'kind' in v) {
+    const o = v as ToolOutput
+    return o.kind === 'search' ? `${o.tools.length} tools found` : o.text
+  }
+  try {
+    return JSON.stringify(v) ?? ''
+  } catch {
+    return String(v)
+  }
+}
