@@ -1,5 +1,5 @@
 // node bench/unified-exec.mjs — unified exec against its baselines, in one run:
-//  1. exec_command of /bin/true through the whole chain (tool handler, exec
+//  1. exec_command of /bin/true through the whole chain (dispatcher, tool handler, exec
 //     policy, approval skipped by an allow rule, a fresh sandbox, the
 //     runtime, the result) vs sandbox.run of the same argv
 //     (`/bin/sh -c /bin/true`: exec_command runs its `cmd` in /bin/sh).
@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createOrchestrator, createSandbox, createUnifiedExec } from '../dist/index.js'
+import { createOrchestrator, createSandbox, createUnifiedExec, Dispatcher, ToolRouter } from '../dist/index.js'
 import { race } from './lib.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -55,12 +55,13 @@ export async function benchUnifiedExec({ rounds }) {
   const sb = createSandbox(options)
   const orchestrator = createOrchestrator({ sandbox: options, rules: [rules], approvalMode: 'untrusted' })
   const ux = createUnifiedExec()
-  const signal = new AbortController().signal
+  const step = new ToolRouter([ux.execCommand, ux.writeStdin]).buildStep()
+  const dispatcher = new Dispatcher({ orchestrator })
+  const args = JSON.stringify({ cmd: '/bin/true', yield_time_ms: 10_000 })
   let call = 0
-  const ctx = () => ({ orchestrator, signal, callId: `bench-${++call}`, tool: ux.execCommand.name, step: { id: 1, specs: [] }, deferred: [] })
   const exec = async () => {
-    const o = await ux.execCommand.handler({ cmd: '/bin/true', yield_time_ms: 10_000 }, ctx())
-    if (!o.success) throw new Error(`exec_command failed: ${o.text}`)
+    const { output } = await dispatcher.invoke(step, { callId: `bench-${++call}`, name: ux.execCommand.name, payload: { kind: 'function', arguments: args } })
+    if (!output.success) throw new Error(`exec_command failed: ${output.text}`)
   }
   const argv = ['/bin/sh', '-c', '/bin/true']
   // orchestrator.exec of the same argv: what the chain costs without the tool layer and runtime.
