@@ -17,7 +17,7 @@
 import type { z } from 'zod'
 import { CordonError, ToolSetupError } from '../../errors.js'
 import type { Tool, ToolContext, ToolOutput } from '../types.js'
-import { clamp, DEFAULT_TERMINAL, EXEC_YIELD, MODEL_OUTPUT, POLL_YIELD, WRITE_YIELD } from './limits.js'
+import { CAPTURE_BYTES, clamp, DEFAULT_TERMINAL, EXEC_YIELD, MODEL_OUTPUT, POLL_YIELD, WRITE_YIELD } from './limits.js'
 import { execCommandParams, jsonSchemaOf, writeStdinParams, type ExecCommandParams, type WriteStdinParams } from './params.js'
 import { ProcessStore, type StoreEntry } from './process-store.js'
 import { reportText, succeeded, type Report } from './report.js'
@@ -109,7 +109,9 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
       ...(p.justification !== undefined ? { justification: p.justification } : {}),
     }
     const started = Date.now()
-    const outcome = await ctx.orchestrator.run(unifiedExecRuntime, request, { signal: ctx.signal, callId: ctx.callId })
+    // The run's own result (denial detection, PostToolUse) keeps the first CAPTURE_BYTES of each
+    // stream, not the sandbox's 64 MiB: a chatty session may live long, the store holds 64.
+    const outcome = await ctx.orchestrator.run(unifiedExecRuntime, request, { signal: ctx.signal, callId: ctx.callId, maxBuffer: CAPTURE_BYTES, keep: 'head' })
     if (outcome.status === 'canceled') return { kind: 'aborted', text: `aborted: ${outcome.reason ?? 'canceled'}` }
     if (outcome.status === 'error') {
       // The sandbox could not be set up at all: the step's error, as for the shell tool.
