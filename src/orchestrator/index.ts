@@ -7,7 +7,7 @@ export { createOrchestrator, type Orchestrator, type OrchestratorOptions, type A
 export { execRequestSchema, orchestratorOptionsSchema, type ExecRequest } from './options.js'
 export type { ExecOutcome, ExecStatus, Escalation } from './outcome.js'
 export type { AttemptRecord, AttemptResult, OutputSpec } from './attempt.js'
-export type { ToolRuntime, RuntimeDescription, RuntimeApproval, AttemptSandbox, AttemptContext, RuntimeAttempt, RunControl, RunOutcome } from './runtime.js'
+export type { ToolRuntime, DescribeContext, WorkspaceFacts, RuntimeDescription, RuntimeApproval, AttemptSandbox, AttemptContext, RuntimeAttempt, RunControl, RunOutcome } from './runtime.js'
 export { pathKeys, runKey, type RunFacts, type Level } from './approval/command-key.js'
 export type { OutputChunk, OutputCut, OutputKeep, OutputListener, OutputStream, OutputTruncation } from './output.js'
 export { approvalModeSchema, promptClassSchema, type ApprovalMode, type PromptClass } from './approval/approval-mode.js'

@@ -33,7 +33,7 @@ import { plantedRepos, riskLines, runDirs } from './escalation/planted-repos.js'
 import { BaseFacts } from './base-facts.js'
 import { scopeOf } from './escalation/scope.js'
 import type { AttemptRecord, AttemptResult, AttemptSpec, OutputSpec } from './attempt.js'
-import type { DeferredPost, RunControl, RunOutcome, RuntimeDescription, ToolRuntime } from './runtime.js'
+import type { DeferredPost, RunControl, RunOutcome, RuntimeDescription, ToolRuntime, WorkspaceFacts } from './runtime.js'
 import { shellRuntime } from '../tools/shell/shell-runtime.js'
 import { DEFAULT_MAX_BUFFER } from './output.js'
 
@@ -158,7 +158,7 @@ class OrchestratorImpl implements Orchestrator {
     const cwd = resolve(this.baseCwd, req.cwd ?? '.')
     this.facts.checkRulesFiles()
     const policy = await this.store.current()
-    const desc = shellRuntime.describe(req)
+    const desc = shellRuntime.describe(req, { workspace: () => this.workspaceFacts() })
     const decision = this.decide(policy, req.command, cwd, desc.env)
     return { command: req.command, policy: decision, requirement: this.requirement(decision, desc) }
   }
@@ -176,7 +176,7 @@ class OrchestratorImpl implements Orchestrator {
   }
 
   async run<Req, Out>(runtime: ToolRuntime<Req, Out>, request: Req, control: RunControl = {}): Promise<RunOutcome<Out>> {
-    const described = runtime.describe(request)
+    const described = runtime.describe(request, { workspace: () => this.workspaceFacts() })
     const rec = new Recorder(described.command, resolve(this.baseCwd, described.cwd ?? '.'))
     try {
       return (await this.decideAndRun(runtime, request, described, control, rec)) as RunOutcome<Out>
@@ -328,6 +328,11 @@ class OrchestratorImpl implements Orchestrator {
     const facts = this.facts.get()
     const workspace = { cwd, writableRoots: facts.writeRoots, protectedPaths: facts.report?.filesystem.protected ?? [] }
     return policy.decide(command, { resolve: { PATH, cwd, writableRoots: facts.writeRoots }, workspace, ...(env ? { env } : {}) })
+  }
+
+  private workspaceFacts(): WorkspaceFacts {
+    const facts = this.facts.get()
+    return { cwd: this.baseCwd, writableRoots: [...facts.writeRoots], protectedPaths: [...(facts.report?.filesystem.protected ?? [])] }
   }
 
   /** The profile's write roots (base-facts.ts): a PATH entry inside one cannot be trusted to name a program. */

@@ -88,6 +88,21 @@ export interface RuntimeDescription {
   readonly approval?: RuntimeApproval
 }
 
+/** What the profile's sandbox gives, for a runtime deciding what it must ask for (e.g. `additionalWrite`). */
+export interface WorkspaceFacts {
+  /** The workspace (the sandbox's cwd), absolute. */
+  readonly cwd: string
+  /** The profile's write roots, as its enforcement report names them (real paths). */
+  readonly writableRoots: readonly string[]
+  /** Paths kept read-only inside the write roots. */
+  readonly protectedPaths: readonly string[]
+}
+
+export interface DescribeContext {
+  /** Read from the profile's enforcement report on first use (it may build a sandbox to ask): call it only when needed. */
+  workspace(): WorkspaceFacts
+}
+
 /** The sandbox of one attempt, made by the orchestrator from the options it chose. */
 export interface AttemptSandbox {
   readonly index: 1 | 2
@@ -150,7 +165,7 @@ export interface RuntimeAttempt<Out> {
  */
 export interface ToolRuntime<Req, Out> {
   readonly name: string
-  describe(request: Req): RuntimeDescription
+  describe(request: Req, context: DescribeContext): RuntimeDescription
   attempt(request: Req, sandbox: AttemptSandbox, context: AttemptContext): Promise<RuntimeAttempt<Out>>
   /**
    * The request with a command a PreToolUse hook rewrote. Absent: a rewrite

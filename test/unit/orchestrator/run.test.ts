@@ -29,10 +29,11 @@ const releases: (() => void)[] = []
 function pathRuntime(retain = false): ToolRuntime<PathRequest, PathOutput> {
   return {
     name: 'paths',
-    describe: (req) => ({
+    describe: (req, ctx) => ({
       command: req.command,
       summary: `touch ${req.paths.length} paths`,
-      ...(req.write ? { additionalWrite: req.write } : {}),
+      // Only what the profile cannot write is asked for (as apply_patch does).
+      ...(req.write ? { additionalWrite: req.write.filter((w) => !ctx.workspace().writableRoots.some((r) => w === r || w.startsWith(`${r}/`))) } : {}),
       approval: {
         promptClass: 'patch',
         keys: (facts, level) => pathKeys(facts, level, req.environment ?? 'local', req.paths),
@@ -104,6 +105,18 @@ describe('orchestrator.run drives any runtime', () => {
     expect(o.attempts[0]?.sandbox.widening?.write).toEqual([outside])
     expect(fake.made.at(-1)?.write).toContain(outside)
     expect(o.output?.write).toContain(outside)
+  })
+
+  it('the runtime sees the profile write roots: a root it already has is not asked for', async () => {
+    // on-failure: a patch alone does not ask, extra write roots do.
+    const { orch, asked, ws } = setup({ approvalMode: 'on-failure' })
+    const inside = await orch.run(pathRuntime(), { command: ['apply-patch'], paths: [`${ws}/x`], write: [`${ws}/sub`] })
+    expect(inside.status).toBe('completed')
+    expect(asked).toHaveLength(0)
+    expect(inside.attempts[0]?.sandbox.widening).toBeUndefined()
+    const outside = dir('beyond')
+    await orch.run(pathRuntime(), { command: ['apply-patch'], paths: [`${outside}/x`], write: [outside] })
+    expect(asked.map((r) => r.promptClass)).toEqual(['escalation'])
   })
 
   it('extra write roots are forbidden under approval mode never, and nothing runs', async () => {

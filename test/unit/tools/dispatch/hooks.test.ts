@@ -97,7 +97,7 @@ describe('tool hooks', () => {
     const post: { callId: string; tool: string; input: unknown }[] = []
     const cont = fnTool(
       'write_stdin',
-      async (input, ctx) => {
+      async (_input, ctx) => {
         const r = await ctx.postToolUse({ callId: 'exec-1', tool: { name: 'exec_command' }, input: { cmd: 'python3' } }, text('>>> done'))
         return r.output
       },

@@ -66,7 +66,7 @@ function harness() {
     async run<Req, Out>(runtime: ToolRuntime<Req, Out>, req: Req, control: RunControl = {}) {
       const handle: AttemptSandbox = { index: 1, sandbox, options: {}, retain: () => () => {} }
       const signal = control.signal ?? new AbortController().signal
-      const ran = await runtime.attempt(req, handle, { signal, output: { listener: undefined, maxBuffer: 1 << 20, keep: 'head-tail' }, cwd: '/ws', command: runtime.describe(req).command, notes: [] })
+      const ran = await runtime.attempt(req, handle, { signal, output: { listener: undefined, maxBuffer: 1 << 20, keep: 'head-tail' }, cwd: '/ws', command: runtime.describe(req, { workspace: () => ({ cwd: '/ws', writableRoots: [], protectedPaths: [] }) }).command, notes: [] })
       return { status: 'completed', isCanceled: false, output: ran.output, result: ran.result, resultReplaced: false, attempts: [{}], context: [], hookErrors: [], notes: [] }
     },
   } as unknown as Orchestrator
