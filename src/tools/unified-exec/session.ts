@@ -101,7 +101,7 @@ export class Session implements StoredProcess {
 
   /** Wait until the run ends or `ms` pass, whichever is first; an abort ends the wait early. */
   async settle(ms: number, signal?: AbortSignal): Promise<void> {
-    if (this.exited || ms <= 0) return
+    if (this.exited || ms <= 0 || signal?.aborted) return
     let timer: NodeJS.Timeout | undefined
     let onAbort: (() => void) | undefined
     await Promise.race([
