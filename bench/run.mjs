@@ -2,6 +2,8 @@
 // same run (machines are shared and noisy: absolute times mean little).
 // Targets: confined spawn ≤ 1.3× bare spawn; CLI ≤ 1.5× `node -e 0`;
 // namespace mode ≤ plain bwrap + 1 ms; exec-policy decision ≤ 20 µs.
+// Unified exec: exec_command of /bin/true ≤ 1.2× sandbox.run of the same
+// argv; a PTY round trip against a bare `script` PTY (no target).
 // Measured without a target: a chmod in Landlock mode (a round trip to the
 // launcher's supervisor) against a plain chmod.
 import { spawn } from 'node:child_process'
@@ -80,6 +82,16 @@ if (existsSync(new URL('./exec-policy.mjs', import.meta.url))) {
   console.log('\nexec-policy decision, 3-segment bash -lc, 500 rules (policy loaded once)')
   console.log(`${'  new script every time (parse + decide)'.padEnd(44)} ${coldMedianUs.toFixed(2).padStart(9)} µs  ${v(coldMedianUs)}`)
   console.log(`${'  same script again (split cache hit)'.padEnd(44)} ${medianUs.toFixed(2).padStart(9)} µs  ${v(medianUs)}`)
+}
+if (existsSync(new URL('./unified-exec.mjs', import.meta.url))) {
+  const { benchUnifiedExec } = await import('./unified-exec.mjs')
+  const ux = await benchUnifiedExec({ rounds: Math.max(20, Math.floor(N / 4)) })
+  console.log('\nunified exec (Landlock mode; exec_command runs its cmd in /bin/sh)')
+  line('sandbox.run /bin/sh -c /bin/true', ux.runMs, ux.runMs)
+  line('orchestrator.exec of the same', ux.orchMs, ux.runMs)
+  line('exec_command /bin/true (whole chain)', ux.execMs, ux.runMs, 1.2)
+  line('PTY round trip, bare (script -qc cat)', ux.bareRttMs, ux.bareRttMs)
+  line('PTY round trip, cordon (cat in the sandbox)', ux.cordonRttMs, ux.bareRttMs)
 }
 sb.close()
 

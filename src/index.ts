@@ -2,6 +2,7 @@
 export { createSandbox, type Sandbox } from './sandbox/sandbox.js'
 export type { SandboxOptions, RunOptions, BufferRunOptions, TextRunOptions } from './sandbox/options.js'
 export type { SandboxProcess } from './sandbox/run.js'
+export type { CommandTerminal, TerminalSize } from './platform/backend.js'
 export type { SandboxResult } from './sandbox/result.js'
 export type { Enforcement, MissingProtection, EnforcementMode, LinuxEnforcement, DarwinEnforcement, PlatformEnforcement, WideningLimits } from './platform/enforcement.js'
 export { profileSchema, filesystemSchema, envSchema, limitsSchema, type Profile, type ProfileInput, type SandboxMode, type Compat } from './profile/schema.js'
@@ -37,3 +38,5 @@ export * from './orchestrator/index.js'
 
 // Tools: specs + handlers, per-step router, ordered dispatch, runtimes driven by orchestrator.run().
 export * from './tools/index.js'
+// Unified exec: exec_command / write_stdin, sessions on PTYs inside the sandbox.
+export * from './tools/unified-exec/index.js'

@@ -69,6 +69,8 @@ export interface AttemptSpec<Out = unknown> {
 export interface Ran<Out = unknown> {
   readonly record: AttemptRecord
   readonly output?: Out
+  /** The final result of a process that outlived the attempt (runtime.ts `RuntimeAttempt.final`). */
+  readonly final?: Promise<AttemptResult>
 }
 
 export async function runAttempt<Out>(spec: AttemptSpec<Out>): Promise<Ran<Out>> {
@@ -98,7 +100,7 @@ export async function runAttempt<Out>(spec: AttemptSpec<Out>): Promise<Ran<Out>>
     const ran = await spec.execute(handle, context)
     const shown = { ...ran.result, command: [...spec.command] }
     const denials = ran.denials ? [...ran.denials] : detectDenials({ result: shown, cwd: spec.cwd, command: spec.command })
-    return { record: { ...base, sandbox: { ...sandboxInfo, enforcement: ran.result.enforcement }, result: shown, denials }, output: ran.output }
+    return { record: { ...base, sandbox: { ...sandboxInfo, enforcement: ran.result.enforcement }, result: shown, denials }, output: ran.output, ...(ran.final ? { final: ran.final } : {}) }
   } catch (e) {
     if (e instanceof AbortError) throw e
     const error = e instanceof CordonError ? { name: e.name, code: e.code, message: e.message } : { name: 'Error', code: 'E_UNKNOWN', message: String((e as Error)?.message ?? e) }

@@ -20,7 +20,7 @@ import type { Deciders } from './approval/decision-flow.js'
 import { approveFirst } from './approval/first-approval.js'
 import { Recorder } from './outcome-recorder.js'
 import { escalate, type EscalationContext } from './escalation/escalation.js'
-import type { Hooks } from './hooks/hooks.js'
+import type { Hooks, PostToolUseInput } from './hooks/hooks.js'
 import { parseWith } from '../profile/parse-with.js'
 import { execRequestSchema, expandHome, orchestratorOptionsSchema, type ExecRequest, type OrchestratorOptionsParsed } from './options.js'
 import type { ExecOutcome } from './outcome.js'
@@ -32,8 +32,8 @@ import { describeWidening, noSandboxWidening, type Widening } from './escalation
 import { plantedRepos, riskLines, runDirs } from './escalation/planted-repos.js'
 import { BaseFacts } from './base-facts.js'
 import { scopeOf } from './escalation/scope.js'
-import type { AttemptRecord, AttemptSpec, OutputSpec } from './attempt.js'
-import type { RunControl, RunOutcome, RuntimeDescription, ToolRuntime, WorkspaceFacts } from './runtime.js'
+import type { AttemptRecord, AttemptResult, AttemptSpec, OutputSpec } from './attempt.js'
+import type { DeferredPost, RunControl, RunOutcome, RuntimeDescription, ToolRuntime, WorkspaceFacts } from './runtime.js'
 import { shellRuntime } from '../tools/shell/shell-runtime.js'
 import { execPatch } from '../tools/apply-patch/exec-route.js'
 import { DEFAULT_MAX_BUFFER } from './output.js'
@@ -213,7 +213,7 @@ class OrchestratorImpl implements Orchestrator {
     }
   }
 
-  private async decideAndRun<Req, Out>(runtime: ToolRuntime<Req, Out>, original: Req, desc: RuntimeDescription, control: RunControl, rec: Recorder): Promise<ExecOutcome> {
+  private async decideAndRun<Req, Out>(runtime: ToolRuntime<Req, Out>, original: Req, desc: RuntimeDescription, control: RunControl, rec: Recorder): Promise<ExecOutcome & { after?: Promise<DeferredPost> }> {
     const signal = AbortSignal.any([this.stop.signal, ...(control.signal ? [control.signal] : [])])
     if (signal.aborted) throw new AbortError('aborted before the command was decided')
     const cwd = rec.cwd
@@ -318,8 +318,13 @@ class OrchestratorImpl implements Orchestrator {
       if (esc.attempt?.record.error) return rec.finish('error', esc.attempt.record.error.message)
     }
     const last = rec.attempts[rec.attempts.length - 1] as AttemptRecord
+    const callId = control.callId !== undefined ? { callId: control.callId } : {}
+    // A process that outlived its attempt (a unified-exec session): the
+    // hooks see its final result, once, with the call that started it.
+    const final = rec.final
+    if (last.result && final) return { ...rec.finish('completed'), after: this.postLater(final, { event: 'PostToolUse', command: pre.command, cwd, ...callId }) }
     if (last.result) {
-      const post = await runPostToolUse(hooks.postToolUse, { event: 'PostToolUse', command: pre.command, cwd, result: last.result }, this.o.hookTimeoutMs, signal, rec.hookErrors)
+      const post = await runPostToolUse(hooks.postToolUse, { event: 'PostToolUse', command: pre.command, cwd, result: last.result, ...callId }, this.o.hookTimeoutMs, signal, rec.hookErrors)
       rec.result = post.result
       rec.resultReplaced = post.replaced
       rec.context.push(...post.context)
@@ -328,6 +333,18 @@ class OrchestratorImpl implements Orchestrator {
     // The command's own timeout is the command's outcome, not the approver's (`approval_timed_out`).
     if (last.result?.timedOut) return rec.finish('timed_out', `the command ran past its timeout (${desc.timeout ?? '?'} ms) and was stopped`)
     return rec.finish('completed')
+  }
+
+  /** PostToolUse on the final result of a process that outlived its run; never rejects (a failure is a hook error). */
+  private async postLater(final: Promise<AttemptResult>, input: Omit<PostToolUseInput, 'result'>): Promise<DeferredPost> {
+    const hookErrors: string[] = []
+    const result = await final
+    try {
+      const post = await runPostToolUse((this.o.hooks as Hooks).postToolUse, { ...input, result }, this.o.hookTimeoutMs, this.stop.signal, hookErrors)
+      return { result: post.result, resultReplaced: post.replaced, context: post.context, hookErrors }
+    } catch (e) {
+      return { result, resultReplaced: false, context: [], hookErrors: [...hookErrors, `PostToolUse: ${(e as Error)?.message ?? String(e)}`] }
+    }
   }
 
   private decide(policy: ExecPolicy, command: readonly string[], cwd: string, env: RuntimeDescription['env']): CommandDecision {

@@ -6,7 +6,7 @@
 import type { CommandDecision } from '../exec-policy/index.js'
 import type { AmendResult } from './approval/amendments.js'
 import type { ApprovalRecord } from './approval/approval.js'
-import type { AttemptRecord, Ran } from './attempt.js'
+import type { AttemptRecord, AttemptResult, Ran } from './attempt.js'
 import type { ExecOutcome, ExecStatus } from './outcome.js'
 import type { Requirement } from './approval/requirement.js'
 
@@ -25,6 +25,8 @@ export class Recorder {
   /** The runtime's output of the last attempt that produced one. */
   output: unknown
   private hasOutput = false
+  /** The final result of the last attempt's process when it outlived the attempt (runtime.ts `RuntimeAttempt.final`). */
+  final: Promise<AttemptResult> | undefined
 
   constructor(
     public command: readonly string[],
@@ -34,6 +36,7 @@ export class Recorder {
   /** Record an attempt, and the runtime's output when it ran. */
   ran(r: Ran): void {
     this.attempts.push(r.record)
+    this.final = r.final
     if ('output' in r && r.record.result) {
       this.output = r.output
       this.hasOutput = true

@@ -87,6 +87,11 @@ export class OutputCollector {
     }
   }
 
+  /** The kept bytes as they are (the head, then the tail: the cut lies between them) and how many were written in all. */
+  kept(): { head: Buffer; tail: Buffer; total: number } {
+    return { head: Buffer.concat(this.head), tail: Buffer.concat(this.tail), total: this.total }
+  }
+
   /** The kept text (with a marker where bytes were cut) and what was cut, if anything. */
   finish(): { text: string; cut?: OutputCut } {
     const head = Buffer.concat(this.head)
@@ -105,12 +110,12 @@ export class OutputCollector {
 }
 
 /** The head without a character cut off at its end. */
-function decodeHead(b: Buffer): string {
+export function decodeHead(b: Buffer): string {
   return new StringDecoder('utf8').write(b) // write() holds back an incomplete trailing sequence
 }
 
 /** The tail without the continuation bytes of a character whose start was cut. */
-function decodeTail(b: Buffer): string {
+export function decodeTail(b: Buffer): string {
   let i = 0
   while (i < 3 && i < b.length && ((b[i] as number) & 0xc0) === 0x80) i++
   return b.subarray(i).toString('utf8')

@@ -148,6 +148,13 @@ export interface RuntimeAttempt<Out> {
    * result's output; when absent the output is read (denial.ts).
    */
   readonly denials?: readonly Denial[]
+  /**
+   * The attempt's process outlives the attempt (a unified-exec session
+   * still running after its yield window): `result` is a snapshot, and
+   * this is the result once the process has ended. PostToolUse hooks run
+   * once, on this final result, not on the snapshot (`RunOutcome.after`).
+   */
+  readonly final?: Promise<AttemptResult>
 }
 
 /**
@@ -176,9 +183,27 @@ export interface RunControl {
   /** Capture cap per stream (default 64 MiB). */
   readonly maxBuffer?: number
   readonly keep?: OutputKeep
+  /** The tool call this run answers: PostToolUse hooks get it, also the deferred ones of a process that outlives the call. */
+  readonly callId?: string
+}
+
+/** The PostToolUse hooks of a run whose process outlived it, once the process has ended. */
+export interface DeferredPost {
+  /** The final result as the caller is shown it (possibly replaced by a hook). */
+  readonly result: AttemptResult
+  readonly resultReplaced: boolean
+  readonly context: readonly string[]
+  readonly hookErrors: readonly string[]
 }
 
 /** exec()'s outcome, plus the runtime's output of the last attempt that ran. */
 export interface RunOutcome<Out> extends ExecOutcome {
   readonly output?: Out
+  /**
+   * Present when the last attempt's process outlived the run
+   * (`RuntimeAttempt.final`): PostToolUse hooks did not run on the
+   * snapshot; they run on the final result, and this resolves with what
+   * they made of it. Never rejects.
+   */
+  readonly after?: Promise<DeferredPost>
 }

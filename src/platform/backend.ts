@@ -52,6 +52,42 @@ export interface StartRequest {
    * plan enforces).
    */
   cwd?: string
+  /**
+   * Give the command a new pseudo-terminal of this size as stdin, stdout and
+   * stderr, and as its controlling terminal (in a session of its own). The
+   * stdio kinds, `input` and `all` do not apply then; the terminal's output
+   * is the run's stdout, and `StartedRun.terminal` drives it.
+   */
+  tty?: TerminalSize
+}
+
+export interface TerminalSize {
+  rows: number
+  cols: number
+}
+
+/**
+ * The caller's side of a command's own pseudo-terminal (`tty` runs). What
+ * is written goes through the terminal's line discipline, as typed keys do:
+ * with the kernel's default modes the command's input is echoed and edited
+ * by line, `\x03` (^C) is SIGINT for its foreground group, `\x04` (^D) at
+ * the start of a line is end of file.
+ */
+export interface CommandTerminal {
+  /** Type `data` into the terminal (queued, never blocks); false when it was dropped (the run ended, or 1 MiB is already waiting). */
+  write(data: string | Uint8Array): boolean
+  /** Set the window size (TIOCSWINSZ); the kernel sends SIGWINCH to the foreground group. */
+  resize(size: TerminalSize): void
+  /**
+   * End of input, as a user's ^D (the default VEOF character). At the start
+   * of a line the reader's next read returns end of file; after a partial
+   * line it hands that line over, and a second eof() is the end of file.
+   * Only canonical mode (the default) gives ^D that meaning: a program that
+   * put its terminal in raw mode reads the byte.
+   */
+  eof(): void
+  /** Each chunk of output as it is read; returns the unsubscribe. Nothing holds the command back: a slow listener must buffer. */
+  onData(listener: (chunk: Buffer) => void): () => void
 }
 
 /** How a started run ended: the command's own status, its output (raw bytes), and what was enforced. */
@@ -72,6 +108,8 @@ export interface StartedRun {
   stdin: Writable | null
   stdout: Readable | null
   stderr: Readable | null
+  /** The command's terminal (`tty` runs), else null. */
+  terminal: CommandTerminal | null
   /** Signal the command's process group. */
   kill(signal: NodeJS.Signals): void
   /** End the run for good (timeout, abort): the command and everything it left behind. */

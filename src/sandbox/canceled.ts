@@ -12,6 +12,7 @@
  */
 import { createRequire } from 'node:module'
 import type { Readable, Writable } from 'node:stream'
+import type { CommandTerminal } from '../platform/backend.js'
 import type { Enforcement } from '../platform/enforcement.js'
 import type { ParsedRunOptions } from './options.js'
 import type { SandboxResult } from './result.js'
@@ -33,6 +34,11 @@ function emptyStreams(opts: ParsedRunOptions, io: Stdio): { stdin: Writable | nu
   }
 }
 
+/** The terminal of a `tty` run that never started: it takes nothing and prints nothing. */
+function deadTerminal(): CommandTerminal {
+  return { write: () => false, resize: () => {}, eof: () => {}, onData: () => () => {} }
+}
+
 export function canceledBeforeStart(argv: string[], planned: Enforcement, opts: ParsedRunOptions, io: Stdio): SandboxProcess<string | Buffer> {
   const enforcement: Enforcement = { ...planned, notes: [...planned.notes, 'canceled before the command started: nothing ran'] }
   const empty = opts.encoding === 'buffer' ? Buffer.alloc(0) : ''
@@ -49,5 +55,5 @@ export function canceledBeforeStart(argv: string[], planned: Enforcement, opts: 
     durationMs: 0,
     enforcement,
   }
-  return Object.assign(Promise.resolve(result), { pid: undefined, ...emptyStreams(opts, io), kill: () => {}, enforcement: Promise.resolve(enforcement) })
+  return Object.assign(Promise.resolve(result), { pid: undefined, ...emptyStreams(opts, io), terminal: opts.tty ? deadTerminal() : null, kill: () => {}, enforcement: Promise.resolve(enforcement) })
 }

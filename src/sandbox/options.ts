@@ -40,6 +40,8 @@ export function parseSandboxOptions(input: unknown): ParsedSandboxOptions {
 }
 
 const positiveInt = z.optional(z.int().check(z.positive()))
+/** struct winsize carries unsigned shorts. */
+const terminalDim = z.int().check(z.minimum(1), z.maximum(0xffff))
 const output = z._default(z.enum(['pipe', 'inherit', 'ignore']), 'pipe')
 export const runOptionsSchema = z.strictObject({
   timeout: positiveInt,
@@ -63,6 +65,14 @@ export const runOptionsSchema = z.strictObject({
   /** `'buffer'`: stdout, stderr and all are Buffers, byte for byte. */
   encoding: z._default(z.enum(['utf8', 'buffer']), 'utf8'),
   maxBuffer: positiveInt,
+  /**
+   * Run the command on a new pseudo-terminal of this size: its stdin,
+   * stdout and stderr, and its controlling terminal (in a session of its
+   * own). `SandboxProcess.terminal` writes, resizes and ends its input;
+   * its output is the result's `stdout`. Not together with `input`,
+   * `stdin`, `stdout`, `stderr` or `all`.
+   */
+  tty: z.optional(z.strictObject({ rows: terminalDim, cols: terminalDim })),
 })
 export type RunOptions = z.input<typeof runOptionsSchema>
 export type ParsedRunOptions = z.output<typeof runOptionsSchema>
@@ -72,8 +82,17 @@ export type BufferRunOptions = RunOptions & { encoding: 'buffer' }
 /** Run options that ask for strings (the default encoding). */
 export type TextRunOptions = RunOptions & { encoding?: 'utf8' | undefined }
 
+/** Stdio options a `tty` run replaces by its terminal. */
+const TTY_EXCLUSIVE = ['input', 'stdin', 'stdout', 'stderr', 'all'] as const
+
 export function parseRunOptions(input: unknown): ParsedRunOptions {
-  return parseWith(runOptionsSchema, input ?? {}, 'run options')
+  const parsed = parseWith(runOptionsSchema, input ?? {}, 'run options')
+  if (parsed.tty) {
+    const raw = input as Record<string, unknown>
+    const clash = TTY_EXCLUSIVE.find((k) => raw[k] !== undefined)
+    if (clash) throw new PolicyError(`\`${clash}\` does not apply to a run with \`tty\`: the terminal is its stdin, stdout and stderr`, { where: `run options: ${clash}` })
+  }
+  return parsed
 }
 
 const argvSchema = z

@@ -10,7 +10,7 @@
  * with a typed error (PolicyError, UnsupportedError, SetupError).
  */
 import type { Readable, Writable } from 'node:stream'
-import type { PlatformBackend, PreparedLaunch, RunEnd } from '../platform/backend.js'
+import type { CommandTerminal, PlatformBackend, PreparedLaunch, RunEnd } from '../platform/backend.js'
 import type { ResolvedPolicy } from '../profile/resolve.js'
 import type { Compat } from '../profile/schema.js'
 import type { Enforcement } from '../platform/enforcement.js'
@@ -25,6 +25,12 @@ export interface SandboxProcess<Output extends string | Buffer = string> extends
   stdin: Writable | null
   stdout: Readable | null
   stderr: Readable | null
+  /**
+   * The command's own terminal (`tty` runs), else null: write keys, resize
+   * the window, end the input. Its output is `stdout` in the result, and
+   * reaches `terminal.onData` listeners as it is read.
+   */
+  terminal: CommandTerminal | null
   /** Signal the whole sandboxed process group. */
   kill(signal?: NodeJS.Signals): void
   /**
@@ -91,6 +97,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
     ...(opts.all ? { all: true } : {}),
     ...(opts.input !== undefined ? { input: opts.input } : {}),
     ...(opts.maxBuffer ? { maxBuffer: opts.maxBuffer } : {}),
+    ...(opts.tty ? { tty: opts.tty } : {}),
   })
   // Whichever stop comes first is the one reported: never both flags.
   let timedOut = false
@@ -124,6 +131,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
     stdin: run.stdin,
     stdout: run.stdout,
     stderr: run.stderr,
+    terminal: run.terminal,
     kill: (signal: NodeJS.Signals = 'SIGTERM') => run.kill(signal),
     enforcement,
   })

@@ -49,6 +49,8 @@ export interface PostToolUseInput {
   readonly command: readonly string[]
   readonly cwd: string
   readonly result: ShownResult
+  /** The tool call the result answers (when the caller named one): for a process that outlived its call, the call that started it. */
+  readonly callId?: string
 }
 export interface PostToolUseResult {
   readonly additionalContext?: string

@@ -88,6 +88,7 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
     ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}),
     ...(req.all ? { all: true } : {}),
     streams: req.streams === true,
+    ...(req.tty ? { tty: req.tty } : {}),
   })
   let stopped = false
   let reported = false
@@ -129,6 +130,7 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
     stdin: child.stdin,
     stdout: child.stdout,
     stderr: child.stderr,
+    terminal: child.terminal,
     kill: (signal) => void child.kill(signal, true),
     stop: () => {
       stopped = true

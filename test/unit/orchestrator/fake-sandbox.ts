@@ -108,6 +108,7 @@ export function fakeSandboxes(script: Script, cwd: string) {
           stdin: null,
           stdout,
           stderr,
+          terminal: null,
           kill: () => {},
           enforcement: Promise.resolve(enforcement),
         })

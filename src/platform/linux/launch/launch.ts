@@ -20,9 +20,11 @@ import { SetupError } from '../../../errors.js'
 import { loadNative } from '../../../native/load.js'
 import { fromNativeError } from '../../../native/native-error.js'
 import type { LauncherPlan } from '../landlock/plan.js'
-import { readOutput, type CollectedOutput } from './output.js'
+import { readOutput, type CollectedOutput, type Output } from './output.js'
 import { callerTerminal, relayTerminal, type CallerTerminal } from './caller-terminal.js'
 import { Pty } from './pty.js'
+import { openCommandTerminal, type TerminalRun } from './command-terminal.js'
+import type { CommandTerminal, TerminalSize } from '../../backend.js'
 import { WIRE } from './wire.js'
 import { closeQuietly, zygoteFor, type ChildExit, type ChildFds, type Zygote } from './zygote.js'
 
@@ -70,6 +72,8 @@ export interface LaunchSpec {
   all?: boolean
   /** Hand the caller streams of its piped stdio (`spawn()`); without, output is only collected and a piped stdin gets `input` or end of file. */
   streams: boolean
+  /** A terminal of the command's own as its stdio (command-terminal.ts); the stdio kinds do not apply. */
+  tty?: TerminalSize
 }
 
 export interface Exit extends CollectedOutput {
@@ -85,6 +89,8 @@ export interface LaunchedChild {
   stderr: Readable | null
   exitCode: number | null
   signalCode: NodeJS.Signals | null
+  /** The command's own terminal (`tty` launches). */
+  terminal: CommandTerminal | null
   /** Signal the child (`group`: its process group); false when it is already gone. */
   kill(signal: NodeJS.Signals, group: boolean): boolean
 }
@@ -174,10 +180,19 @@ function stdio(kind: 'pipe' | 'ignore' | 'inherit', fd: 0 | 1 | 2, pipe: () => [
   return fd === 0 ? { mine: w, theirs: r, owned: true } : { mine: r, theirs: w, owned: true }
 }
 
-/** The caller's terminals among the inherited stdio, and the PTY the command gets instead (caller-terminal.ts). */
+/**
+ * The PTY the command gets: in place of the caller's terminals among the
+ * inherited stdio (caller-terminal.ts: `caller` says which), or as all
+ * three standard descriptors (a `tty` launch: command-terminal.ts).
+ */
 interface Terminal {
-  caller: CallerTerminal
+  caller?: CallerTerminal
   pty: Pty
+}
+
+/** Which of the child's standard descriptors get the PTY slave, the first being its controlling terminal. */
+function ptyFds(tty: Terminal): readonly (0 | 1 | 2)[] {
+  return tty.caller ? tty.caller.fds : [0, 1, 2]
 }
 
 /**
@@ -193,9 +208,9 @@ function childDescriptors(spec: LaunchSpec, kinds: readonly ['pipe' | 'ignore' |
   const pairs: StdioPair[] = []
   try {
     for (const fd of [0, 1, 2] as const) {
-      pairs.push(tty?.caller.fds.includes(fd) ? { mine: undefined, theirs: tty.pty.slave, owned: false } : stdio(kinds[fd], fd, binding.pipe))
+      pairs.push(tty && ptyFds(tty).includes(fd) ? { mine: undefined, theirs: tty.pty.slave, owned: false } : stdio(kinds[fd], fd, binding.pipe))
     }
-    const plan = tty ? { ...spec.plan, ctty: tty.caller.fds[0]! } : spec.plan
+    const plan = tty ? { ...spec.plan, ctty: ptyFds(tty)[0]! } : spec.plan
     pairs.push({ mine: undefined, theirs: binding.sealedMemfd(Buffer.from(JSON.stringify(plan))), owned: true })
     const [statusR, statusW] = binding.pipe()
     pairs.push({ mine: statusR, theirs: statusW, owned: true })
@@ -287,21 +302,35 @@ function terminalFor(kinds: readonly ['pipe' | 'ignore' | 'inherit', LaunchSpec[
  */
 const TERMINAL_DRAIN_MS = 2000
 
-function relayUntil(tty: Terminal | undefined, exited: Promise<unknown>): Promise<void> | undefined {
-  if (!tty) return undefined
-  const relayed = relayTerminal(tty.pty, tty.caller)
+/** Once the command has ended, its terminal's output gets TERMINAL_DRAIN_MS to end too. */
+function drainAfter(pty: Pty, exited: Promise<unknown>): void {
   void exited.then(() => {
-    const timer = setTimeout(() => tty.pty.close(), TERMINAL_DRAIN_MS).unref()
-    void tty.pty.ended.then(() => clearTimeout(timer))
+    const timer = setTimeout(() => pty.close(), TERMINAL_DRAIN_MS).unref()
+    void pty.ended.then(() => clearTimeout(timer))
   })
+}
+
+function relayUntil(tty: Terminal | undefined, exited: Promise<unknown>): Promise<void> | undefined {
+  if (!tty?.caller) return undefined
+  const relayed = relayTerminal(tty.pty, tty.caller)
+  drainAfter(tty.pty, exited)
   return relayed
+}
+
+/** The output of the run: its pipes, or its own terminal's (a `tty` launch). */
+function outputOf(spec: LaunchSpec, pairs: StdioPair[], own: TerminalRun | undefined, exited: Promise<unknown>): Output {
+  const max = spec.maxBuffer ?? 64 * 1024 * 1024
+  if (!own) return readOutput(pairs[1]!.mine, pairs[2]!.mine, { max, all: spec.all === true, streams: spec.streams })
+  drainAfter(own.pty, exited)
+  return { stdout: null, stderr: null, done: own.done, drain: () => {} }
 }
 
 export function launch(spec: LaunchSpec): Launched {
   const stdinKind = spec.input !== undefined ? 'pipe' : spec.stdin
   const kinds = [stdinKind, spec.stdout, spec.stderr] as const
   const z = zygoteFor(spec.launcher)
-  const tty = terminalFor(kinds)
+  const own = spec.tty ? openCommandTerminal(spec.tty, spec.maxBuffer ?? 64 * 1024 * 1024) : undefined
+  const tty: Terminal | undefined = own ? { pty: own.pty } : terminalFor(kinds)
   let pairs: StdioPair[]
   let started: { pid: number; exited: Promise<ChildExit> }
   try {
@@ -317,8 +346,8 @@ export function launch(spec: LaunchSpec): Launched {
   const relayed = relayUntil(tty, exited)
   const statusRead = statusReader(pairs[4]!.mine!)
   const stdin = stdinFor(pairs[0]!.mine, spec)
-  const output = readOutput(pairs[1]!.mine, pairs[2]!.mine, { max: spec.maxBuffer ?? 64 * 1024 * 1024, all: spec.all === true, streams: spec.streams })
-  const child: LaunchedChild = { pid, stdin, stdout: output.stdout, stderr: output.stderr, exitCode: null, signalCode: null, kill: (signal, group) => z.kill(pid, signal, group) }
+  const output = outputOf(spec, pairs, own, exited)
+  const child: LaunchedChild = { pid, stdin, stdout: output.stdout, stderr: output.stderr, terminal: own?.terminal ?? null, exitCode: null, signalCode: null, kill: (signal, group) => z.kill(pid, signal, group) }
   const done = exited.then((x) => {
     child.exitCode = x.exitCode
     child.signalCode = x.signal

@@ -50,7 +50,7 @@ export interface Output {
 }
 
 /** What is kept for the result of one stream: at most `max` bytes; `all` gets every kept chunk too. */
-class Collector {
+export class Collector {
   private readonly chunks: Buffer[] = []
   private size = 0
   truncated = false

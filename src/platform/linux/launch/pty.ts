@@ -75,9 +75,9 @@ export class Pty {
     })
   }
 
-  /** Type `data` into the command's terminal. */
-  write(data: Uint8Array | string): void {
-    if (this.open) this.input.write(data)
+  /** Type `data` into the command's terminal; false when it was dropped (ended, or the input is backed up past 1 MiB). */
+  write(data: Uint8Array | string): boolean {
+    return this.open && this.input.write(data)
   }
 
   /** Set the command's window size; the kernel signals SIGWINCH to its foreground group. */
