@@ -12,7 +12,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { PassThrough, type Readable, type Writable } from 'node:stream'
-import { SetupError } from '../../errors.js'
+import { SetupError, UnsupportedError } from '../../errors.js'
 import { fromNativeError } from '../../native/native-error.js'
 import type { RunEnd, StartedRun, StartRequest } from '../backend.js'
 import { statusOf, unconfinedFilesystem, type Enforcement } from '../enforcement.js'
@@ -106,6 +106,8 @@ function feedStdin(child: ChildProcess, req: StartRequest): Writable | null {
 }
 
 export function startDarwin(launcher: string, prepared: DarwinPrepared, req: StartRequest): StartedRun {
+  // No PTY of the command's own yet (docs/macos.md): refused, never a run on the caller's stdio instead.
+  if (req.tty) throw new UnsupportedError('tty', "a pseudo-terminal of the command's own (macOS backend)", 'not implemented on macOS yet', 'run without tty on macOS')
   const plan = encodeDarwinPlan({ ...prepared.template, argv: req.argv, env: req.env, ...(req.cwd ? { cwd: req.cwd } : {}) })
   const stdin = req.input !== undefined ? 'pipe' : req.stdin
   const child = spawn(launcher, [...DARWIN_LAUNCHER_ARGS], { env: {}, detached: true, stdio: [stdin, req.stdout, req.stderr, 'pipe', 'pipe'] })
@@ -156,6 +158,7 @@ export function startDarwin(launcher: string, prepared: DarwinPrepared, req: Sta
     stdin: feedStdin(child, req),
     stdout: copies.out ?? null,
     stderr: copies.err ?? null,
+    terminal: null,
     kill: (signal) => group(signal),
     stop: () => {
       stopped = true
