@@ -9,7 +9,7 @@
  * created directly in them. A denied path that does not exist yet stays
  * denied: nothing above it grants the right to create or read it.
  */
-import { readdirSync } from 'node:fs'
+import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { SetupError } from '../../../errors.js'
 import { constants } from 'node:os'
@@ -45,7 +45,8 @@ export const coversHostDevices = (root: string): boolean => root !== HOST_DEVICE
 /**
  * A directory on the way to a denied path must be listed to grant its other
  * children. One that is gone (ENOENT, ENOTDIR: the host changed) has none.
- * One that cannot be listed — a parent sandbox hides it, as cordon's own
+ * One its permission bits let the caller list but that still cannot be
+ * listed — a parent sandbox hides it, as cordon's own
  * Landlock mode hides `/` above `~/.ssh` — would get no rule and neither
  * would anything below it: every read denied, and the command's execve
  * failing EACCES with nothing saying why. That is a setup error naming the
@@ -57,8 +58,26 @@ function childrenOf(dir: string) {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'EIO'
     if (code === 'ENOENT' || code === 'ENOTDIR') return []
+    // The caller's own permission bits refuse it (another user's 0700 home):
+    // the caller reaches nothing below it by listing anyway, and the sandbox
+    // grants nothing there — as before, fewer rights, nothing hidden.
+    if (code === 'EACCES' && !modeLetsList(dir)) return []
     const detail = `cannot list ${dir}, which holds a denied path, to grant the rest of it (a parent sandbox hides it: cordon's own Landlock mode cannot be nested in Landlock mode); run the outer sandbox in namespace mode, whose mounts hide no directory from listing`
     throw new SetupError('plan', 'readdir', (constants.errno as Record<string, number>)[code] ?? 0, code, detail, { cause: err })
+  }
+}
+
+/** Whether the permission bits alone let this process list `dir` (root: always; capabilities are not consulted). */
+function modeLetsList(dir: string): boolean {
+  const uid = process.getuid?.() ?? 0
+  if (uid === 0) return true
+  try {
+    const st = statSync(dir)
+    if (st.uid === uid) return (st.mode & 0o400) !== 0
+    const groups = [process.getgid?.(), ...(process.getgroups?.() ?? [])]
+    return groups.includes(st.gid) ? (st.mode & 0o040) !== 0 : (st.mode & 0o004) !== 0
+  } catch {
+    return false
   }
 }
 
