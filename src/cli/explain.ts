@@ -13,6 +13,8 @@ function platformLine(p: PlatformEnforcement): string {
   switch (p.os) {
     case 'linux':
       return `landlock ABI: ${p.landlockAbi ?? 'none'}; seccomp: ${p.seccomp}`
+    case 'win32':
+      return `token: ${p.token}; integrity: ${p.integrity}; job: kill-on-close; verified: ${p.verified}`
   }
 }
 

@@ -9,7 +9,8 @@
  * orchestrator's denial attribution and escalation) read facts from here —
  * `filesystem.privateDirs`, `widening` — and never from one backend's plan.
  */
-export type EnforcementMode = 'landlock' | 'namespaces' | 'none'
+/** Linux: `landlock`, `namespaces`; Windows: `restricted-token` (docs/windows.md). */
+export type EnforcementMode = 'landlock' | 'namespaces' | 'restricted-token' | 'none'
 
 export interface MissingProtection {
   /** Stable id, e.g. `protected-paths`, `signal-scope`, `landlock`. */
@@ -30,15 +31,30 @@ export interface LinuxEnforcement {
   capabilitiesDropped: boolean
 }
 
-/** One member per backend; macOS and Windows members come with their backends. */
-export type PlatformEnforcement = LinuxEnforcement
+/** Windows: what the launcher applies (docs/windows.md). */
+export interface WindowsEnforcement {
+  os: 'win32'
+  /** CreateRestrictedToken(WRITE_RESTRICTED) with the sandbox SID as the one restricting SID. */
+  token: 'write-restricted'
+  integrity: 'low' | 'medium'
+  /** The per-sandbox capability SID the ACLs of this launch name. */
+  capabilitySid: string
+  job: { killOnClose: true; activeProcesses: number | null; memoryBytes: number | null; cpuSeconds: number | null }
+  /** Process mitigation policies set at creation (PROC_THREAD_ATTRIBUTE_MITIGATION_POLICY). */
+  mitigations: boolean
+  /** How this was verified (the backend has not run on real Windows yet). */
+  verified: string
+}
+
+/** One member per backend; the macOS member comes with its backend. */
+export type PlatformEnforcement = LinuxEnforcement | WindowsEnforcement
 
 /** What a wider attempt may add in this mode, as the backend that planned it sees it. */
 export interface WideningLimits {
   /** Paths a write root must not cover in this mode (the command could replace them before the next launch). */
   writeExcluded: string[]
   /** The mode a widening that covers one of `writeExcluded` must run in instead (absent: nothing to switch to). */
-  modeForExcluded?: Exclude<EnforcementMode, 'none'>
+  modeForExcluded?: 'landlock' | 'namespaces'
 }
 
 export interface Enforcement {

@@ -13,9 +13,11 @@
 import { UnsupportedError } from '../errors.js'
 import type { PlatformBackend } from './backend.js'
 import { linuxBackend } from './linux/index.js'
+import { win32Backend } from './win32/index.js'
 
 const BACKENDS: Partial<Record<NodeJS.Platform, () => PlatformBackend>> = {
   linux: linuxBackend,
+  win32: win32Backend,
 }
 
 const made = new Map<NodeJS.Platform, PlatformBackend>()
@@ -25,7 +27,7 @@ export function backendFor(platform: NodeJS.Platform = process.platform): Platfo
   if (backend) return backend
   const make = BACKENDS[platform]
   if (!make) {
-    throw new UnsupportedError('sandbox backend', Object.keys(BACKENDS).join(' or '), platform, 'the macOS and Windows backends are not in this version (docs/api.md#platforms)')
+    throw new UnsupportedError('sandbox backend', Object.keys(BACKENDS).join(' or '), platform, 'the macOS backend is not in this version (docs/api.md#platforms)')
   }
   backend = make()
   made.set(platform, backend)
