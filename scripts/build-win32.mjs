@@ -58,7 +58,9 @@ function tool(name) {
   }
 }
 
-const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] })
+// The compiler's own temp files go into the build's work dir (removed with it), never into the caller's TMPDIR.
+let workDir
+const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, TMPDIR: workDir ?? tmpdir() } })
 
 function buildLauncher(out) {
   const f = FLAGS['cordon-launcher.exe']
@@ -104,12 +106,14 @@ function stamp(out) {
 export function buildWin32(out) {
   mkdirSync(out, { recursive: true })
   const work = mkdtempSync(join(tmpdir(), 'cordon-win32-build-'))
+  workDir = work
   try {
     buildLauncher(out)
     buildAddon(out, work)
     stamp(out)
   } finally {
     rmSync(work, { recursive: true, force: true })
+    workDir = undefined
   }
 }
 

@@ -54,7 +54,8 @@ int plan_read(HANDLE h, struct wplan *p, struct werr *e);
 WCHAR *utf8_to_wide(const char *s, size_t n);
 
 /* status.c: one JSON object per line on the status handle. */
-void status_ok(HANDLE h, const struct wplan *p, DWORD pid, int mitigations);
+/* `plan`: the plan/stop pipe's handle value, reported so a test can check that the command did not inherit it. */
+void status_ok(HANDLE h, const struct wplan *p, DWORD pid, int mitigations, HANDLE plan);
 void status_err(HANDLE h, const struct werr *e);
 void status_exit(HANDLE h, DWORD code, int stopped, const struct werr *restore);
 

@@ -94,6 +94,6 @@ int main(void) {
   if (!ConvertStringSidToSidW(p.sid, &sid)) return werr_set(&e, "plan", "ConvertStringSidToSidW", GetLastError()), fail(status, &e);
   HANDLE process = start(&p, sid, &r, &j, &pid, &mitigations, &e);
   if (!process) return fail(status, &e);
-  status_ok(status, &p, pid, mitigations);
+  status_ok(status, &p, pid, mitigations, r.plan_pipe);
   return supervise(&r, process, j, sid, status);
 }

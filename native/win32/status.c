@@ -40,11 +40,13 @@ static void put_json_string(HANDLE h, const char *s) {
   put(h, "\"", 1);
 }
 
-void status_ok(HANDLE h, const struct wplan *p, DWORD pid, int mitigations) {
-  char line[256];
+void status_ok(HANDLE h, const struct wplan *p, DWORD pid, int mitigations, HANDLE plan) {
+  char line[320];
   int n = snprintf(line, sizeof line,
-                   "{\"ok\":true,\"token\":\"write-restricted\",\"integrity\":\"%s\",\"job\":true,\"mitigations\":%s,\"pid\":%lu}\n",
-                   p->low_integrity ? "low" : "medium", mitigations ? "true" : "false", (unsigned long)pid);
+                   "{\"ok\":true,\"token\":\"write-restricted\",\"integrity\":\"%s\",\"job\":true,\"mitigations\":%s,\"pid\":%lu,"
+                   "\"handles\":[%llu,%llu]}\n",
+                   p->low_integrity ? "low" : "medium", mitigations ? "true" : "false", (unsigned long)pid,
+                   (unsigned long long)(uintptr_t)plan, (unsigned long long)(uintptr_t)h);
   put(h, line, (size_t)n);
 }
 

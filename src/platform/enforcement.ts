@@ -44,6 +44,8 @@ export interface WindowsEnforcement {
   mitigations: boolean
   /** How this was verified (the backend has not run on real Windows yet). */
   verified: string
+  /** Once started: the launcher's pid, and the handle values of its plan/stop and status pipes, which the command does not inherit. */
+  launcher?: { pid: number; pipes: number[] }
 }
 
 /** One member per backend; the macOS member comes with its backend. */

@@ -12,7 +12,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { PassThrough, type Readable, type Writable } from 'node:stream'
-import { SetupError } from '../../errors.js'
+import { CordonError, SetupError } from '../../errors.js'
 import type { RunEnd, StartedRun, StartRequest } from '../backend.js'
 import type { Enforcement } from '../enforcement.js'
 import { commandLine } from './command-line.js'
@@ -44,7 +44,7 @@ export function envObject(env: readonly string[]): Record<string, string> {
 /** The report with what the launcher says it applied. */
 function applied(expected: Enforcement, st: Win32Setup): Enforcement {
   if (expected.platform.os !== 'win32') return expected
-  return { ...expected, platform: { ...expected.platform, integrity: st.integrity, mitigations: st.mitigations } }
+  return { ...expected, platform: { ...expected.platform, integrity: st.integrity, mitigations: st.mitigations, launcher: { pid: st.pid, pipes: st.handles } } }
 }
 
 /** One output pipe kept for the result (at most `max` bytes), mirrored into a stream of the caller's when asked. */
@@ -72,7 +72,7 @@ function notFound(name: string): SetupError {
   return new SetupError('execve', 'SearchPath', 2, 'ENOENT', `${name}: not found in the command's PATH (the current directory is not searched)`)
 }
 
-function failedRun(err: SetupError): StartedRun {
+function failedRun(err: CordonError): StartedRun {
   const finished = Promise.reject(err)
   const started = Promise.reject(err)
   finished.catch(() => {})
@@ -83,9 +83,16 @@ function failedRun(err: SetupError): StartedRun {
 export function startWin32(prepared: Win32Prepared, req: StartRequest): StartedRun {
   const cwd = req.cwd ?? prepared.cwd
   const env = envObject(req.env)
-  const app = resolveProgram(req.argv[0] ?? '', { cwd, env })
-  if (!app) return failedRun(notFound(req.argv[0] ?? ''))
-  const plan = encodePlan(prepared.plan, { app, cmdline: commandLine(req.argv), cwd, env: envBlock(env) })
+  let plan: Buffer
+  try {
+    // A program that cannot be run (not found, a batch file) fails the run as a launch failure does: nothing was started.
+    const app = resolveProgram(req.argv[0] ?? '', { cwd, env })
+    if (!app) return failedRun(notFound(req.argv[0] ?? ''))
+    plan = encodePlan(prepared.plan, { app, cmdline: commandLine(req.argv), cwd, env: envBlock(env) })
+  } catch (err) {
+    if (err instanceof CordonError) return failedRun(err)
+    throw err
+  }
   const child = spawn(prepared.launcher, [], {
     stdio: [req.stdin, req.stdout, req.stderr, 'pipe', 'pipe'],
     windowsHide: true,

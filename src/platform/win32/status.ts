@@ -12,6 +12,8 @@ export interface Win32Setup {
   job: boolean
   mitigations: boolean
   pid: number
+  /** The launcher's plan and status pipe handles (the command must not have them). */
+  handles: [number, number]
 }
 export interface Win32Failure {
   ok: false

@@ -1,0 +1,206 @@
+/**
+ * The Windows backend, end to end: Windows' node.exe loads the addon and
+ * runs commands through the backend and its launcher — under Wine on Linux
+ * (CI here), natively on Windows. Each probe (fixtures/probe.c) runs inside
+ * the sandbox and reports what it could do.
+ *
+ * Wine implements job objects (kill-on-close included), process creation,
+ * pipes and command lines, so those are asserted under Wine. It enforces no
+ * restricted token, integrity level, ACL or job limit: those tests are
+ * written, and skipped under Wine with what was measured there (CI on real
+ * Windows runs them).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { describeWhere, itWhere, unless } from '../helpers/requirements.js'
+import { removeTempDirs, tempDir } from '../helpers/temp.js'
+import { compileWindows, onWindows, runDriver, stageCordon, windowsMissing, winPath } from '../helpers/windows.js'
+
+interface RunResult {
+  setup: { platform: { os: string; integrity: string; capabilitySid: string; launcher?: { pid: number; pipes: number[] } }; mechanisms: string[] } | null
+  setupError: { name: string; step: string; errnoCode: string; message: string } | null
+  exitCode: number | null
+  signal: string | null
+  stdout: string
+  stderr: string
+  notes: string[]
+  journalsDuring: string[]
+  journalsAfter: string[]
+  grandchildAlive: boolean | null
+  grandchildAliveBefore: boolean | null
+}
+
+/** What Wine does not enforce, as measured under wine-8.0 (docs/windows.md, "What is verified how"). */
+const realWindows = (measured: string) => unless(onWindows, `needs real Windows: Wine does not enforce ${measured}`)
+
+describeWhere(windowsMissing(), 'Windows backend (under Wine on Linux)', () => {
+  let work: string
+  let stage: string
+  let probe: string
+  let ws: string
+
+  beforeAll(async () => {
+    work = tempDir('cordon-win32-')
+    stage = await stageCordon(join(work, 'stage'))
+    probe = join(work, 'probe.exe')
+    compileWindows(join(__dirname, 'fixtures', 'probe.c'), probe, ['shell32', 'advapi32'])
+    ws = join(work, 'ws')
+    mkdirSync(join(ws, '.git', 'hooks'), { recursive: true })
+  }, 180_000)
+  afterAll(removeTempDirs)
+
+  const env = ['SystemRoot=C:\\windows', 'PATH=C:\\windows\\system32']
+  const policy = (over: object = {}) => ({
+    profileName: 'test', cwd: winPath(ws), tmpdir: winPath(ws), readAll: true, readRoots: ['\\'], writeRoots: [winPath(ws)],
+    denyRead: [], denyGlobs: [], denyGlobsTruncated: false, protectedPaths: [winPath(join(ws, '.git'))], network: 'off',
+    env: {}, envDropped: [], limits: {}, unsandboxed: false, ...over,
+  })
+  const run = (args: string[], { policy: p, ...over }: { policy?: object; [k: string]: unknown } = {}) =>
+    runDriver<RunResult>(work, { op: 'run', stage: winPath(stage), policy: policy(p), argv: [winPath(probe), ...args], env, ...over })
+  const json = (r: RunResult) => JSON.parse(r.stdout.trim().split('\n')[0] ?? '{}') as Record<string, unknown>
+
+  it('the addon loads through node-gyp-build in Windows node, and the launcher is found beside it', async () => {
+    const r = await runDriver<{ resolved: string; abiVersion: number; probe: { version: string; wine: string | null }; launcherPath: string; exports: string[] }>(work, { op: 'load', stage: winPath(stage) })
+    expect(r.resolved.toLowerCase()).toContain('prebuilds\\win32-x64\\cordon.node')
+    expect(r.abiVersion).toBe(5)
+    expect(r.probe.version).toMatch(/^\d+\.\d+\.\d+$/)
+    expect(r.probe.wine === null).toBe(onWindows) // Wine says so, and doctor reports it
+    expect(r.launcherPath.toLowerCase()).toMatch(/prebuilds\\win32-x64\\cordon-launcher\.exe$/)
+    expect(r.exports).toEqual(expect.arrayContaining(['win32Probe', 'hardenSelf', 'wire']))
+    expect(r.exports).not.toContain('compileSeccomp')
+  }, 60_000)
+
+  it('runs the command inside a job object', async () => {
+    const r = await run(['job'])
+    expect(r.setupError).toBeNull()
+    expect(r.setup?.platform.os).toBe('win32')
+    expect(r.setup?.mechanisms).toEqual(expect.arrayContaining(['restricted-token', 'acl', 'job']))
+    expect(json(r).inJob).toBe(true)
+    expect(r.exitCode).toBe(0)
+  }, 60_000)
+
+  itWhere(realWindows('job limits as data (measured: QueryInformationJobObject succeeds and returns every limit as 0)'), 'the job is kill-on-close, without breakaway, with the planned limits', async () => {
+    const r = await run(['job'], { policy: { limits: { nproc: 7, as: 512 * 1024 * 1024 } } })
+    const j = json(r)
+    const flags = j.flags as number
+    expect(flags & 0x2000, 'JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE').toBe(0x2000)
+    expect(flags & 0x800, 'JOB_OBJECT_LIMIT_BREAKAWAY_OK must be off').toBe(0)
+    expect(flags & 0x1000, 'JOB_OBJECT_LIMIT_SILENT_BREAKAWAY_OK must be off').toBe(0)
+    expect(flags & 0x8, 'JOB_OBJECT_LIMIT_ACTIVE_PROCESS').toBe(0x8)
+    expect(j.activeProcesses).toBe(7)
+    expect(j.memory).toBe(512 * 1024 * 1024)
+  }, 60_000)
+
+  it('passes every argument through unchanged (CommandLineToArgvW in the command)', async () => {
+    const args = ['plain', 'two words', '', 'tab\there', 'quote"inside', 'trailing\\', 'back\\\\"quote', '\\\\server\\share\\', 'ünïcødé ✓', '"', '\\']
+    const r = await run(['args', ...args])
+    expect(json(r).args).toEqual(args)
+  }, 60_000)
+
+  it('reports the exit code, including one above 2^31 (an NTSTATUS)', async () => {
+    expect((await run(['exit', '3'])).exitCode).toBe(3)
+    expect((await run(['exit', '0xC0000005'])).exitCode).toBe(0xc0000005)
+  }, 60_000)
+
+  it('gives the command its stdin and keeps stdout and stderr apart', async () => {
+    const r = await run(['cat'], { input: 'hello through the sandbox' })
+    expect(r.stdout).toBe('hello through the sandbox')
+    expect(r.stderr).toBe('err')
+  }, 60_000)
+
+  it('the command does not get the launcher\'s plan/stop and status pipes (PROC_THREAD_ATTRIBUTE_HANDLE_LIST)', async () => {
+    // The launcher reports its pipes' handle values; later runs check from inside that no such handle exists there.
+    const first = await run(['exit', '0'])
+    const handles = first.setup?.platform.launcher?.pipes ?? []
+    expect(handles).toHaveLength(2)
+    for (const h of handles) {
+      const r = await run(['handle', String(h)])
+      // Not a handle here: an error, or, under STRICT_HANDLE_CHECKS on Windows, the process ends with STATUS_INVALID_HANDLE.
+      if (r.exitCode === 0) expect(json(r).valid).toBe(false)
+      else expect(r.exitCode).toBe(0xc0000008)
+    }
+  }, 60_000)
+
+  it('a program not on the command\'s PATH is a SetupError at execve (ENOENT), and nothing ran', async () => {
+    const r = await runDriver<RunResult>(work, { op: 'run', stage: winPath(stage), policy: policy(), argv: ['no-such-program-here'], env })
+    expect(r.setupError?.name).toBe('SetupError')
+    expect(r.setupError?.step).toBe('execve')
+    expect(r.setupError?.errnoCode).toBe('ENOENT')
+  }, 60_000)
+
+  it('a batch file is refused (cmd.exe re-parses its arguments: CVE-2024-27980)', async () => {
+    const bat = join(ws, 'x.cmd')
+    writeFileSync(bat, '@echo hi\r\n')
+    const r = await runDriver<RunResult>(work, { op: 'run', stage: winPath(stage), policy: policy(), argv: [winPath(bat)], env })
+    expect(r.setupError?.name).toBe('UnsupportedError')
+  }, 60_000)
+
+  it('stop() ends the whole tree: a grandchild dies with the job, and the ACLs are restored', async () => {
+    const pidFile = join(work, 'gc-stop.pid')
+    const r = await run(['spawn', winPath(pidFile), winPath(probe), 'sleep'], { pidFile: winPath(pidFile), stop: 'stop' })
+    expect(r.setupError).toBeNull()
+    expect(r.grandchildAliveBefore).toBe(true) // the check can see a live process
+    expect(r.grandchildAlive).toBe(false)
+    expect(r.signal).toBe('SIGKILL')
+    expect(r.journalsDuring.length).toBe(1) // written before any ACL changed
+    expect(r.journalsAfter).toEqual([]) // restored, then removed
+  }, 60_000)
+
+  it('the launcher killed outright (cordon died): kill-on-close ends the tree, and the next launch sweeps the journal it left', async () => {
+    const pidFile = join(work, 'gc-kill.pid')
+    const r = await run(['spawn', winPath(pidFile), winPath(probe), 'sleep'], { pidFile: winPath(pidFile), stop: 'kill-launcher' })
+    expect(r.setupError).toBeNull()
+    expect(r.grandchildAliveBefore).toBe(true)
+    expect(r.grandchildAlive).toBe(false)
+    expect(r.journalsAfter.length).toBe(1) // nobody restored: the journal says what to undo
+    const next = await run(['exit', '0'])
+    expect(next.journalsAfter).toEqual([])
+  }, 60_000)
+
+  it('the command exiting ends what it left running in the job', async () => {
+    const pidFile = join(work, 'gc-exit.pid')
+    const r = await run(['leave', winPath(pidFile), winPath(probe), 'sleep'], { pidFile: winPath(pidFile) })
+    expect(json(r).spawned).toBe(true)
+    expect(r.exitCode).toBe(0)
+    expect(r.grandchildAlive).toBe(false)
+  }, 60_000)
+
+  // ---- enforced only on real Windows (measured under Wine: see each reason) ----
+
+  itWhere(realWindows('restricted tokens or ACLs (measured: a write to the protected .git succeeds)'), 'a protected path is not writable', async () => {
+    const r = await run(['write', winPath(join(ws, '.git', 'config'))])
+    expect(json(r)).toEqual({ write: false, error: 5 })
+  }, 60_000)
+
+  itWhere(realWindows('restricted tokens (measured: a write outside the write roots succeeds)'), 'a path outside the write roots is not writable; one inside is', async () => {
+    const outside = tempDir('cordon-win32-outside-')
+    expect(json(await run(['write', winPath(join(outside, 'f'))]))).toEqual({ write: false, error: 5 })
+    expect(json(await run(['write', winPath(join(ws, 'f'))]))).toEqual({ write: true, error: 0 })
+  }, 60_000)
+
+  itWhere(realWindows('integrity levels (measured: the token reports 0x2000, medium, after the launcher set low)'), 'the command runs at low integrity under a restricted token', async () => {
+    expect(json(await run(['integrity']))).toEqual({ integrity: 0x1000, restricted: true })
+  }, 60_000)
+
+  itWhere(realWindows('job memory limits (measured: committing past the limit succeeds)'), 'the job memory limit stops an allocation past it', async () => {
+    const r = await run(['alloc', '256'], { policy: { limits: { as: 64 * 1024 * 1024 } } })
+    expect(json(r).allocated).toBe(false)
+  }, 60_000)
+
+  itWhere(realWindows('the job active-process limit (measured: a process past the limit starts)'), 'the active-process limit stops a process past it', async () => {
+    const r = await run(['procs', '4', winPath(probe), 'sleep'], { policy: { limits: { nproc: 2 } } })
+    expect(json(r).started).toBe(1)
+  }, 60_000)
+
+  itWhere(realWindows('breakaway refusal (measured: CREATE_BREAKAWAY_FROM_JOB succeeds)'), 'CREATE_BREAKAWAY_FROM_JOB is refused', async () => {
+    expect(json(await run(['breakaway', winPath(probe), 'sleep']))).toEqual({ brokeAway: false, error: 5 })
+  }, 60_000)
+
+  itWhere(realWindows('mandatory labels (measured: reading a no-read-up file succeeds)'), 'a deny-read file is not readable at low integrity', async () => {
+    const secret = join(work, 'secret.txt')
+    writeFileSync(secret, 'x')
+    const r = await run(['read', winPath(secret)], { policy: { denyRead: [winPath(secret)] } })
+    expect(json(r)).toEqual({ read: false, error: 5 })
+  }, 60_000)
+})
