@@ -24,6 +24,7 @@ const onPath = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`], { s
 /** Why the Windows backend cannot be run here (absent: it can, natively or under Wine). */
 export function windowsMissing(): Missing | undefined {
   if (onWindows) return undefined
+  if (process.platform !== 'linux') return { reason: 'the Windows backend is tested natively on Windows, or under Wine on Linux' }
   if (!onPath('wine')) return { requirement: 'wine', reason: `Wine not installed: ${FIX}` }
   if (!onPath(MINGW_CC)) return { requirement: 'wine', reason: `mingw-w64 not installed (the win32 build and the probe): ${FIX}` }
   if (!existsSync(NODE_EXE) || !existsSync(join(PREFIX, 'system.reg'))) return { requirement: 'wine', reason: "Windows' node.exe or the Wine prefix is missing: run scripts/wine-setup.sh" }
