@@ -38,8 +38,9 @@ const common = ['-O2', '-fstack-protector-strong', '-D_FORTIFY_SOURCE=2', '-Wall
 const peFlags = ['-fstack-protector-strong', '-Wl,--dynamicbase', '-Wl,--nxcompat', '-Wl,--high-entropy-va', '-Wl,--no-insert-timestamp', '-s', '-static']
 const launcherSources = readdirSync(join(root, 'native/win32')).filter((f) => f.endsWith('.c') && f !== 'probe.c').sort().map((f) => `native/win32/${f}`)
 
+// Keyed like every prebuild's stamp (test/native/prebuild-fresh.test.ts): by target, not file name.
 const FLAGS = {
-  'cordon-launcher.exe': {
+  'cordon-launcher': {
     compile: [...common, '-std=gnu11', '-Werror', '-Inative/include'],
     link: [...peFlags, '-ladvapi32'],
   },
@@ -63,7 +64,7 @@ let workDir
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, TMPDIR: workDir ?? tmpdir() } })
 
 function buildLauncher(out) {
-  const f = FLAGS['cordon-launcher.exe']
+  const f = FLAGS['cordon-launcher']
   run(CC, [...f.compile, ...launcherSources, '-o', join(out, 'cordon-launcher.exe'), ...f.link])
 }
 
