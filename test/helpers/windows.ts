@@ -2,7 +2,7 @@
  * Running the Windows backend from the tests: natively on Windows, under
  * Wine on Linux. Under Wine, Windows' node.exe (scripts/wine-setup.sh puts
  * it in .wine/ of the clone, with the Wine prefix) runs test/win32/driver.mjs
- * against a staged install of cordon: package.json, a copy of dist/, the
+ * against a staged install of cordon: package.json, copies of dist/ and profiles/, the
  * win32-x64 prebuild cross-built from the sources in this tree (rebuilt
  * whenever native/ changed), and node_modules.
  */
@@ -65,6 +65,7 @@ export async function stageCordon(dir: string): Promise<string> {
   copyFileSync(join(repoRoot, 'package.json'), join(dir, 'package.json'))
   // A copy, not a link: Node resolves a module's real path, and from the checkout's dist/ it would find build/Release (a Linux binary).
   cpSync(join(repoRoot, 'dist'), join(dir, 'dist'), { recursive: true })
+  cpSync(join(repoRoot, 'profiles'), join(dir, 'profiles'), { recursive: true }) // the built-in profiles createSandbox() reads
   symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'))
   mkdirSync(join(dir, 'prebuilds', 'win32-x64'), { recursive: true })
   for (const f of ['cordon.node', 'cordon-launcher.exe']) copyFileSync(join(built, f), join(dir, 'prebuilds', 'win32-x64', f))

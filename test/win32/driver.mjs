@@ -95,7 +95,16 @@ async function run() {
   }
 }
 
-const ops = { load, run }
+/** The public API end to end: createSandbox() → run(), as a Windows caller would. */
+async function sandbox() {
+  const { createSandbox } = await dist('index.js')
+  const sb = createSandbox({ cwd: req.cwd, write: req.write, compat: 'best-effort' })
+  const r = await sb.run(req.argv)
+  await sb.close?.()
+  return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, enforcement: r.enforcement }
+}
+
+const ops = { load, run, sandbox }
 let result
 try {
   result = await ops[req.op]()

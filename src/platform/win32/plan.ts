@@ -92,7 +92,7 @@ function missingOf(input: PlanInput, integrity: Win32LaunchPlan['integrity'], un
   }
   if (integrity === 'medium') missing.push({ protection: 'integrity', explicit: false, reason: 'a write root is a volume root: the command runs at medium integrity' })
   if (uncreated.length) {
-    missing.push({ protection: 'protected-paths', explicit: explicit.has('protected-paths'), reason: `${uncreated.join(', ')} do(es) not exist: an ACE needs an object, so the command could create them`, fix: 'create them before the launch' })
+    missing.push({ protection: 'protected-paths', explicit: explicit.has('protected-paths'), reason: `not there, so no ACE can protect them and the command could create them: ${uncreated.join(', ')}`, fix: 'create them before the launch' })
   }
   return missing
 }
