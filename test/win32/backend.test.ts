@@ -84,6 +84,16 @@ describeWhere(windowsMissing(), 'Windows backend (under Wine on Linux)', () => {
     expect(r.enforcement.notes).toContain('verified: runs under Wine; token, ACL, job limits not yet run on real Windows')
   }, 60_000)
 
+  it('doctor says what this Windows is and, under Wine, that nothing but kill-on-close is enforced', async () => {
+    const r = await runDriver<{ platform: string; kernel: string; checks: { mechanism: string; ok: boolean; detail: string }[] }>(work, { op: 'doctor', stage: winPath(stage) })
+    expect(r.platform).toBe('win32')
+    expect(r.kernel).toMatch(/^Windows \d+\.\d+\.\d+/)
+    const token = r.checks.find((c) => c.mechanism === 'restricted token + ACLs + job object')
+    expect(token?.ok).toBe(onWindows)
+    if (!onWindows) expect(token?.detail).toContain('Wine enforces no restricted token')
+    expect(r.checks.find((c) => c.mechanism === 'network')?.ok).toBe(false)
+  }, 60_000)
+
   it('runs the command inside a job object', async () => {
     const r = await run(['job'])
     expect(r.setupError).toBeNull()

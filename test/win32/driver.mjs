@@ -104,7 +104,12 @@ async function sandbox() {
   return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, enforcement: r.enforcement }
 }
 
-const ops = { load, run, sandbox }
+async function doctor() {
+  const { win32Backend } = await dist('platform/win32/index.js')
+  return win32Backend().doctor()
+}
+
+const ops = { load, run, sandbox, doctor }
 let result
 try {
   result = await ops[req.op]()

@@ -131,8 +131,9 @@ function supervise(child: ChildProcess, control: Writable, prepared: Win32Prepar
   void exited.then(() => onFirst(undefined))
   const started = first.then((r) => {
     if (r && 'ok' in r && r.ok) return applied(prepared.enforcement, r)
-    if (r && 'ok' in r && !r.ok) throw setupErrorOf(r)
+    // A stop that lands while the launcher still reads its plan ends the plan early: that is the stop, not a setup failure.
     if (stopped) return undefined
+    if (r && 'ok' in r && !r.ok) throw setupErrorOf(r)
     throw new SetupError('launch', 'spawn', 0, 'EUNKNOWN', 'the Windows launcher exited before reporting')
   })
   started.catch(() => {})
