@@ -12,7 +12,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { describeWhere, itWhere, unless } from '../helpers/requirements.js'
 import { removeTempDirs, tempDir } from '../helpers/temp.js'
 import { compileWindows, onWindows, runDriver, stageCordon, windowsMissing, winPath } from '../helpers/windows.js'
@@ -92,6 +92,28 @@ describeWhere(windowsMissing(), 'Windows backend (under Wine on Linux)', () => {
     expect(token?.ok).toBe(onWindows)
     if (!onWindows) expect(token?.detail).toContain('Wine enforces no restricted token')
     expect(r.checks.find((c) => c.mechanism === 'network')?.ok).toBe(false)
+  }, 60_000)
+
+  describe('the launcher refuses a bad plan with a setup error and runs nothing', () => {
+    const good = (probeExe: string) => ['v', '1', 'app', probeExe, 'cmdline', 'p exit 0', 'cwd', 'C:\\', 'sid', 'S-1-15-3-1024-1-2-3-4-5-6-7-8', 'journal', 'C:\\cordon-journal-test']
+    it.each([
+      ['an unknown key', (f: string[]) => [...f, 'frobnicate', 'x', 'end', ''], 'bad field frobnicate'],
+      ['another plan version', (f: string[]) => ['v', '2', ...f.slice(2), 'end', ''], ''],
+      ['a bad number', (f: string[]) => [...f, 'procs', '12x', 'end', ''], 'bad field procs'],
+      ['a plan cut short (the pipe closed before `end`)', (f: string[]) => f, ''],
+    ])('%s', async (_name, make, detail) => {
+      const r = await runDriver<{ status: string; code: number }>(work, { op: 'rawPlan', stage: winPath(stage), fields: make(good(winPath(probe))), close: true })
+      expect(r.code).toBe(125)
+      const rec = JSON.parse(r.status.trim()) as { ok: boolean; step: string; detail: string }
+      expect(rec).toMatchObject({ ok: false, step: 'plan' })
+      if (detail) expect(rec.detail).toBe(detail)
+    }, 60_000)
+  })
+
+  it('a write root that is not there fails the launch at step acl, and what was changed before is restored', async () => {
+    const r = await run(['exit', '0'], { policy: { writeRoots: [winPath(ws), winPath(join(work, 'not-there'))] } })
+    expect(r.setupError).toMatchObject({ name: 'SetupError', step: 'acl', errnoCode: 'ENOENT' })
+    expect(r.journalsAfter).toEqual([]) // the first root's grant was undone and the journal removed
   }, 60_000)
 
   it('runs the command inside a job object', async () => {

@@ -104,12 +104,26 @@ async function sandbox() {
   return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, enforcement: r.enforcement }
 }
 
+/** The launcher fed a hand-made plan (`req.fields`, NUL-joined as sent): its status text and exit code. */
+async function rawPlan() {
+  const { spawn } = await import('node:child_process')
+  const { loadNative } = await dist('native/load.js')
+  const child = spawn(loadNative().launcherPath, [], { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] })
+  let status = ''
+  child.stdio[4].on('data', (d) => (status += d))
+  child.stdio[3].on('error', () => {})
+  child.stdio[3].write(Buffer.from(req.fields.join('\0'), 'utf8'))
+  if (req.close) child.stdio[3].end()
+  const code = await new Promise((resolve) => child.on('close', resolve))
+  return { status, code }
+}
+
 async function doctor() {
   const { win32Backend } = await dist('platform/win32/index.js')
   return win32Backend().doctor()
 }
 
-const ops = { load, run, sandbox, doctor }
+const ops = { load, run, sandbox, doctor, rawPlan }
 let result
 try {
   result = await ops[req.op]()
