@@ -124,6 +124,16 @@ function check() {
     console.log('prebuilds/win32-x64: none committed')
     return 0
   }
+  const committedStamp = JSON.parse(readFileSync(join(committed, STAMP), 'utf8'))
+  if (committedStamp.sourceHash !== nativeSourceHash()) {
+    console.log('prebuilds/win32-x64: STALE (built from other native sources): run node scripts/build-win32.mjs and commit')
+    return 1
+  }
+  // A prebuild made natively on Windows (MSVC, the windows-2022 CI job) cannot be reproduced here: its source hash is what can be checked.
+  if (!String(committedStamp.toolchain?.tools?.cc ?? '').includes('mingw')) {
+    console.log('prebuilds/win32-x64: source hash matches; built natively on Windows, not rebuilt here')
+    return 0
+  }
   const out = mkdtempSync(join(tmpdir(), 'cordon-win32-check-'))
   try {
     buildWin32(out)

@@ -12,6 +12,7 @@
 #include <io.h>
 #include <sddl.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cordon-wire.h"
 #include "launcher.h"
 
