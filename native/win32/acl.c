@@ -51,22 +51,33 @@ struct journal {
 /* ---------- the journal ---------- */
 
 static int journal_line(struct journal *j, const WCHAR *kind, const WCHAR *path, const WCHAR *extra, struct werr *e) {
-  WCHAR line[2 * MAX_PATH + 512];
-  int n = _snwprintf(line, sizeof line / sizeof *line, L"%ls\t%ls\t%ls\n", kind, path, extra ? extra : L"");
-  if (n < 0) { werr_set(e, "acl", "journal", ERROR_FILENAME_EXCED_RANGE); return werr_detail(e, path); }
-  char utf8[sizeof line * 2];
-  int len = WideCharToMultiByte(CP_UTF8, 0, line, n, utf8, sizeof utf8, NULL, NULL);
+  if (!extra) extra = L"";
+  /* Sized for the line: a write root may be a long path (\\?\ form, up to 32,767 characters). */
+  size_t chars = wcslen(kind) + wcslen(path) + wcslen(extra) + 4;
+  WCHAR *line = malloc(chars * sizeof(WCHAR));
+  char *utf8 = malloc(chars * 3);
+  int n = line ? _snwprintf(line, chars, L"%ls\t%ls\t%ls\n", kind, path, extra) : -1;
+  int len = n > 0 && utf8 ? WideCharToMultiByte(CP_UTF8, 0, line, n, utf8, (int)(chars * 3), NULL, NULL) : 0;
   DWORD w = 0;
   /* Flushed before the change it describes is made: a crash never leaves a change the journal lacks. */
-  if (len <= 0 || !WriteFile(j->file, utf8, (DWORD)len, &w, NULL) || w != (DWORD)len || !FlushFileBuffers(j->file))
-    return werr_set(e, "acl", "WriteFile(journal)", GetLastError());
+  BOOL ok = len > 0 && WriteFile(j->file, utf8, (DWORD)len, &w, NULL) && w == (DWORD)len && FlushFileBuffers(j->file);
+  DWORD err = GetLastError();
+  free(line);
+  free(utf8);
+  if (!ok) { werr_set(e, "acl", "WriteFile(journal)", len > 0 ? err : ERROR_NOT_ENOUGH_MEMORY); return werr_detail(e, path); }
   return 0;
 }
 
 static struct journal *journal_open(const WCHAR *dir, const WCHAR *sid, struct werr *e) {
   struct journal *j = calloc(1, sizeof *j);
   if (!j) { werr_set(e, "acl", "calloc", ERROR_NOT_ENOUGH_MEMORY); return NULL; }
-  _snwprintf(j->path, sizeof j->path / sizeof *j->path - 1, L"%ls\\%ls.acl", dir, sid);
+  /* A name cut short would be a journal no sweep finds: refused instead. */
+  if (_snwprintf(j->path, sizeof j->path / sizeof *j->path - 1, L"%ls\\%ls.acl", dir, sid) < 0) {
+    werr_set(e, "acl", "journal path", ERROR_FILENAME_EXCED_RANGE);
+    werr_detail(e, dir);
+    free(j);
+    return NULL;
+  }
   CreateDirectoryW(dir, NULL);
   /* Share mode 0: no sweep can open (and undo) it while this launcher lives. */
   j->file = CreateFileW(j->path, GENERIC_READ | GENERIC_WRITE, 0, NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
