@@ -116,6 +116,11 @@ describeWhere(windowsMissing(), 'Windows backend (under Wine on Linux)', () => {
     expect(r.journalsAfter).toEqual([]) // the first root's grant was undone and the journal removed
   }, 60_000)
 
+  it('TEMP and TMP point at the sandbox temp dir (a write root): the user\'s own is not writable at low integrity', async () => {
+    const r = await run(['env', 'TEMP'], { env: [...env, 'TEMP=C:\\users\\somebody\\Temp'] })
+    expect(json(r).value).toBe(winPath(ws))
+  }, 60_000)
+
   it('runs the command inside a job object', async () => {
     const r = await run(['job'])
     expect(r.setupError).toBeNull()

@@ -11,6 +11,7 @@ import { UnsupportedError } from '../../errors.js'
 import { loadNative } from '../../native/load.js'
 import type { PlanRequest, PlatformBackend, PreparedLaunch } from '../backend.js'
 import { win32Doctor } from './doctor.js'
+import { isWithinWin32 } from './paths.js'
 import { planWin32 } from './plan.js'
 import { newSandboxSid } from './sid.js'
 import { startWin32, type Win32Prepared } from './start.js'
@@ -33,7 +34,8 @@ export function win32Backend(): PlatformBackend {
       mkdirSync(plan.journal, { recursive: true })
       const launcher = launcherFor(loadNative().launcherPath, plan.allow, state)
       const handle: PreparedLaunch = { enforcement }
-      plans.set(handle, { launcher, cwd: req.policy.cwd, plan, enforcement })
+      const tmpdir = req.policy.tmpdir && plan.allow.some((r) => isWithinWin32(req.policy.tmpdir, r)) ? req.policy.tmpdir : undefined
+      plans.set(handle, { launcher, cwd: req.policy.cwd, ...(tmpdir ? { tmpdir } : {}), plan, enforcement })
       return handle
     },
     start(handle, req) {

@@ -27,6 +27,8 @@ const DEFAULT_MAX_BUFFER = 64 * 1024 * 1024
 export interface Win32Prepared {
   launcher: string
   cwd: string
+  /** The sandbox's temp dir when a write root covers it: the command's TEMP and TMP. */
+  tmpdir?: string
   plan: Win32LaunchPlan
   enforcement: Enforcement
 }
@@ -39,6 +41,18 @@ export function envObject(env: readonly string[]): Record<string, string> {
     if (eq > 0) out[kv.slice(0, eq)] = kv.slice(eq + 1)
   }
   return out
+}
+
+/**
+ * Windows programs find their temp dir in TEMP and TMP (GetTempPath2), not
+ * TMPDIR; at low integrity the user's own temp dir is not writable, so the
+ * sandbox's (a write root, labeled low for the launch) takes their place.
+ */
+export function withTemp(env: Record<string, string>, tmpdir: string | undefined): Record<string, string> {
+  if (!tmpdir) return env
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(env)) if (!['TEMP', 'TMP'].includes(k.toUpperCase())) out[k] = v
+  return { ...out, TEMP: tmpdir, TMP: tmpdir }
 }
 
 /** The report with what the launcher says it applied. */
@@ -82,7 +96,7 @@ function failedRun(err: CordonError): StartedRun {
 
 export function startWin32(prepared: Win32Prepared, req: StartRequest): StartedRun {
   const cwd = req.cwd ?? prepared.cwd
-  const env = envObject(req.env)
+  const env = withTemp(envObject(req.env), prepared.tmpdir)
   let plan: Buffer
   try {
     // A program that cannot be run (not found, a batch file) fails the run as a launch failure does: nothing was started.

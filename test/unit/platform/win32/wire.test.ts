@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../../src/errors.js'
 import { encodePlan, envBlock } from '../../../../src/platform/win32/wire.js'
-import { envObject } from '../../../../src/platform/win32/start.js'
+import { envObject, withTemp } from '../../../../src/platform/win32/start.js'
 import { isSandboxSid, newSandboxSid } from '../../../../src/platform/win32/sid.js'
 import { parseRecords, setupErrorOf } from '../../../../src/platform/win32/status.js'
 import type { Win32LaunchPlan } from '../../../../src/platform/win32/plan.js'
@@ -36,6 +36,11 @@ describe('the Windows launcher wire', () => {
   it('sorts the environment block by upper-cased name and keeps names that start with =', () => {
     expect(envBlock({ b: '2', A: '1', '=C:': 'C:\\x' })).toEqual(['=C:=C:\\x', 'A=1', 'b=2'])
     expect(envObject(['=C:=C:\\x', 'PATH=a=b', 'bad'])).toEqual({ '=C:': 'C:\\x', PATH: 'a=b' })
+  })
+
+  it('points TEMP and TMP (any case) at the sandbox temp dir when it has one', () => {
+    expect(withTemp({ Temp: 'C:\\u\\T', tmp: 'x', A: '1' }, 'C:\\w\\tmp')).toEqual({ A: '1', TEMP: 'C:\\w\\tmp', TMP: 'C:\\w\\tmp' })
+    expect(withTemp({ TEMP: 'C:\\u\\T' }, undefined)).toEqual({ TEMP: 'C:\\u\\T' })
   })
 
   it('makes a fresh capability-shaped SID per call, from 256 random bits', () => {
