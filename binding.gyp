@@ -90,7 +90,7 @@
         ["OS=='win'", {
           "sources": [
             "native/win32/main.c", "native/win32/plan.c", "native/win32/status.c", "native/win32/acl.c",
-            "native/win32/token.c", "native/win32/job.c", "native/win32/spawn.c"
+            "native/win32/journal.c", "native/win32/token.c", "native/win32/job.c", "native/win32/spawn.c"
           ],
           "defines": ["_WIN32_WINNT=0x0A00"],
           "libraries": ["advapi32.lib"],

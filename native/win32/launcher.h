@@ -59,11 +59,17 @@ void status_ok(HANDLE h, const struct wplan *p, DWORD pid, int mitigations, HAND
 void status_err(HANDLE h, const struct werr *e);
 void status_exit(HANDLE h, DWORD code, int stopped, const struct werr *restore);
 
-/* acl.c */
+/* acl.c: the sandbox SID's ACEs and the labels of one launch */
 struct journal;
-int acl_sweep(const WCHAR *dir);
 struct journal *acl_apply(const struct wplan *p, PSID sid, struct werr *e);
+int acl_remove_aces(const WCHAR *path, PSID sid, struct werr *e);
+int acl_set_label(const WCHAR *path, const WCHAR *sddl, const char *step, struct werr *e);
+
+/* journal.c: what acl.c changed, undone by this launcher or a later sweep */
+struct journal *journal_open(const WCHAR *dir, const WCHAR *sid, struct werr *e);
+int journal_line(struct journal *j, const WCHAR *kind, const WCHAR *path, const WCHAR *extra, struct werr *e);
 int acl_restore(struct journal *j, PSID sid, struct werr *e);
+int acl_sweep(const WCHAR *dir);
 
 /* token.c */
 HANDLE token_make(const struct wplan *p, PSID sid, struct werr *e);
