@@ -58,7 +58,9 @@ describeWhere(windowsMissing(), 'Windows backend (under Wine on Linux)', () => {
   })
   const run = (args: string[], { policy: p, ...over }: { policy?: object; [k: string]: unknown } = {}) =>
     runDriver<RunResult>(work, { op: 'run', stage: winPath(stage), policy: policy(p), argv: [winPath(probe), ...args], env, ...over })
-  const json = (r: RunResult) => JSON.parse(r.stdout.trim().split('\n')[0] ?? '{}') as Record<string, unknown>
+  const json = (r: { stdout: string }) => JSON.parse(r.stdout.trim().split('\n')[0] ?? '{}') as Record<string, unknown>
+  /** The probe run unconfined, straight from Node: each enforcement test's control (the probe can do it outside). */
+  const direct = async (args: string[]) => json(await runDriver<{ stdout: string }>(work, { op: 'direct', argv: [winPath(probe), ...args] }))
 
   it('the addon loads through node-gyp-build in Windows node, and the launcher is found beside it', async () => {
     const r = await runDriver<{ resolved: string; abiVersion: number; probe: { version: string; wine: string | null }; launcherPath: string; exports: string[] }>(work, { op: 'load', stage: winPath(stage) })
@@ -121,6 +123,7 @@ describeWhere(windowsMissing(), 'Windows backend (under Wine on Linux)', () => {
     expect(json(r).value).toBe(winPath(ws))
   }, 60_000)
 
+  // In *a* job: that it is cordon's (no breakaway, kill-on-close) is what the breakaway and tree tests show.
   it('runs the command inside a job object', async () => {
     const r = await run(['job'])
     expect(r.setupError).toBeNull()
@@ -160,11 +163,15 @@ describeWhere(windowsMissing(), 'Windows backend (under Wine on Linux)', () => {
   }, 60_000)
 
   it('CREATE_BREAKAWAY_FROM_JOB is refused: the command cannot leave the job (Wine implements this check)', async () => {
+    // Control: run by Node directly, in libuv's job (which allows breakaway), the same probe does break away.
+    expect(await direct(['breakaway', winPath(probe), 'sleep'])).toEqual({ brokeAway: true, error: 0 })
     expect(json(await run(['breakaway', winPath(probe), 'sleep']))).toEqual({ brokeAway: false, error: 5 })
   }, 60_000)
 
   it('the command does not get the launcher\'s plan/stop and status pipes (PROC_THREAD_ATTRIBUTE_HANDLE_LIST)', async () => {
     // The launcher reports its pipes' handle values; later runs check from inside that no such handle exists there.
+    const control = await run(['handle', 'stdout'])
+    expect(json(control).valid).toBe(true) // the check sees a handle the command does have
     const first = await run(['exit', '0'])
     const handles = first.setup?.platform.launcher?.pipes ?? []
     expect(handles).toHaveLength(2)
@@ -225,26 +232,31 @@ describeWhere(windowsMissing(), 'Windows backend (under Wine on Linux)', () => {
   itWhere(realWindows('does not enforce restricted tokens or ACLs (measured: creating .git\\config under the deny ACE succeeds)'), 'a protected path is not writable', async () => {
     const r = await run(['write', winPath(join(ws, '.git', 'config'))])
     expect(json(r)).toEqual({ write: false, error: 5 })
+    expect(await direct(['write', winPath(join(ws, '.git', 'config'))])).toEqual({ write: true, error: 0 })
   }, 60_000)
 
   itWhere(realWindows('does not enforce restricted tokens (measured: a write outside the write roots succeeds)'), 'a path outside the write roots is not writable; one inside is', async () => {
     const outside = tempDir('cordon-win32-outside-')
     expect(json(await run(['write', winPath(join(outside, 'f'))]))).toEqual({ write: false, error: 5 })
+    expect(await direct(['write', winPath(join(outside, 'f'))])).toEqual({ write: true, error: 0 })
     expect(json(await run(['write', winPath(join(ws, 'f'))]))).toEqual({ write: true, error: 0 })
   }, 60_000)
 
   itWhere(realWindows('does not enforce integrity levels or restricted tokens (measured: the command\'s token reports integrity 0x3000, high, and IsTokenRestricted false after the launcher made it low and write-restricted)'), 'the command runs at low integrity under a restricted token', async () => {
     expect(json(await run(['integrity']))).toEqual({ integrity: 0x1000, restricted: true })
+    expect(await direct(['integrity'])).toMatchObject({ restricted: false })
   }, 60_000)
 
   itWhere(realWindows('does not enforce job memory limits (measured: committing 256 MB under a 64 MB job limit succeeds)'), 'the job memory limit stops an allocation past it', async () => {
     const r = await run(['alloc', '256'], { policy: { limits: { as: 64 * 1024 * 1024 } } })
     expect(json(r).allocated).toBe(false)
+    expect((await direct(['alloc', '256'])).allocated).toBe(true)
   }, 60_000)
 
   itWhere(realWindows('does not enforce the job active-process limit (measured: 4 processes start under a limit of 2)'), 'the active-process limit stops a process past it', async () => {
     const r = await run(['procs', '4', winPath(probe), 'sleep'], { policy: { limits: { nproc: 2 } } })
     expect(json(r).started).toBe(1)
+    expect((await direct(['procs', '4', winPath(probe), 'sleep'])).started).toBe(4)
   }, 60_000)
 
   itWhere(realWindows('does not enforce mandatory labels (measured: reading a no-read-up file succeeds)'), 'a deny-read file is not readable at low integrity', async () => {
@@ -252,5 +264,6 @@ describeWhere(windowsMissing(), 'Windows backend (under Wine on Linux)', () => {
     writeFileSync(secret, 'x')
     const r = await run(['read', winPath(secret)], { policy: { denyRead: [winPath(secret)] } })
     expect(json(r)).toEqual({ read: false, error: 5 })
+    expect(await direct(['read', winPath(secret)])).toEqual({ read: true, error: 0 })
   }, 60_000)
 })

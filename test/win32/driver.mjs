@@ -118,12 +118,19 @@ async function rawPlan() {
   return { status, code }
 }
 
+/** The same probe run unconfined, straight from Node (inside libuv's job, which allows breakaway): the control of a probe. */
+async function direct() {
+  const { spawnSync } = await import('node:child_process')
+  const r = spawnSync(req.argv[0], req.argv.slice(1), { encoding: 'utf8' })
+  return { exitCode: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
 async function doctor() {
   const { win32Backend } = await dist('platform/win32/index.js')
   return win32Backend().doctor()
 }
 
-const ops = { load, run, sandbox, doctor, rawPlan }
+const ops = { load, run, sandbox, doctor, rawPlan, direct }
 let result
 try {
   result = await ops[req.op]()
