@@ -53,12 +53,21 @@
           "cflags": ["<@(reproducible_cflags)"],
           "ldflags": ["<@(reproducible_ldflags)"]
         }],
-        ["OS=='mac'", { "xcode_settings": { "GCC_SYMBOLS_PRIVATE_EXTERN": "YES", "MACOSX_DEPLOYMENT_TARGET": "11.0" } }]
+        ["OS=='mac'", { "xcode_settings": { "GCC_SYMBOLS_PRIVATE_EXTERN": "YES", "MACOSX_DEPLOYMENT_TARGET": "11.0" } }],
+        # Windows (a native MSVC build; scripts/build-win32.mjs cross-builds the same sources with
+        # mingw-w64): the OS probe instead of the POSIX hardening (docs/windows.md).
+        ["OS=='win'", {
+          "sources": ["native/win32/probe.c"],
+          "sources!": ["native/common/hardening.c"],
+          "defines": ["_WIN32_WINNT=0x0A00"]
+        }]
       ]
     },
     {
       "target_name": "cordon-launcher",
       "type": "executable",
+      # Not an addon: no delay-load hook for node.exe (node-gyp's addon.gypi adds one to every target on Windows).
+      "win_delay_load_hook": "false",
       "include_dirs": ["native/include"],
       "configurations": { "Release": { "cflags!": ["<@(node_codegen_cflags)"] } },
       "conditions": [
@@ -95,6 +104,19 @@
             "MACOSX_DEPLOYMENT_TARGET": "11.0",
             "GCC_SYMBOLS_PRIVATE_EXTERN": "YES",
             "OTHER_CFLAGS": ["<@(hardening_cflags)", "-std=gnu11"]
+          }
+        }],
+        ["OS=='win'", {
+          "sources": [
+            "native/win32/main.c", "native/win32/plan.c", "native/win32/status.c", "native/win32/acl.c",
+            "native/win32/journal.c", "native/win32/token.c", "native/win32/job.c", "native/win32/spawn.c"
+          ],
+          "defines": ["_WIN32_WINNT=0x0A00"],
+          "libraries": ["advapi32.lib"],
+          # /guard:cf and ASLR/DEP are MSVC's defaults for a console program; named so none is lost.
+          "msvs_settings": {
+            "VCCLCompilerTool": { "ControlFlowGuard": "Guard", "BufferSecurityCheck": "true" },
+            "VCLinkerTool": { "SubSystem": 1, "RandomizedBaseAddress": 2, "DataExecutionPrevention": 2 }
           }
         }]
       ]

@@ -31,7 +31,9 @@ const char *errno_name(int err) {
     case EOPNOTSUPP: return "EOPNOTSUPP";
     case ENOMEM: return "ENOMEM";
     case ENOSPC: return "ENOSPC";
+#ifdef EUSERS  // not in mingw-w64's errno.h
     case EUSERS: return "EUSERS";
+#endif
     case ECHILD: return "ECHILD";
     case EPIPE: return "EPIPE";
     case ECONNRESET: return "ECONNRESET";
@@ -67,6 +69,7 @@ Napi::Value ThrowTypeError(Napi::Env env, const std::string &msg) {
   return env.Undefined();
 }
 
+#ifndef _WIN32
 Napi::Value NullableInt(Napi::Env env, int v) {
   return v < 0 ? env.Null() : Napi::Number::New(env, v);
 }
@@ -175,6 +178,30 @@ Napi::Value CompileSeccomp(const Napi::CallbackInfo &info) {
   std::free(bpf);
   return out;
 }
+#else
+// Windows: the OS version and whether ntdll is Wine's (win32/probe.c). The
+// probe, hardening and seccomp of the other platforms have no meaning here.
+Napi::Value Win32Probe(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 0) return ThrowTypeError(env, "win32Probe()");
+  cordon_win32_probe p;
+  cordon_win32_probe_run(&p);
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("version", Napi::String::New(env, std::to_string(p.major) + "." + std::to_string(p.minor) + "." + std::to_string(p.build)));
+  o.Set("build", Napi::Number::New(env, p.build));
+  o.Set("wine", p.wine[0] ? Napi::Value(Napi::String::New(env, p.wine)) : env.Null());
+  return o;
+}
+
+// hardenProcess(): nothing on Windows does what it does on Linux (a
+// low-integrity command cannot open this process: process objects are
+// no-read-up), so it says so rather than pretend.
+Napi::Value HardenSelf(const Napi::CallbackInfo &info) {
+  cordon_err e{};
+  cordon_err_set(&e, "harden", "hardenSelf (not on Windows)", ENOSYS);
+  return ThrowCordonError(info.Env(), e);
+}
+#endif
 
 #ifdef __linux__
 template <typename Make>
@@ -542,8 +569,12 @@ Napi::Object LandlockTable(Napi::Env env) {
 #endif
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
+#ifndef _WIN32
   exports.Set("compileSeccomp", Napi::Function::New(env, CompileSeccomp, "compileSeccomp"));
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
+#else
+  exports.Set("win32Probe", Napi::Function::New(env, Win32Probe, "win32Probe"));
+#endif
   exports.Set("hardenSelf", Napi::Function::New(env, HardenSelf, "hardenSelf"));
 #ifdef __linux__
   exports.Set("pipe", Napi::Function::New(env, Pipe, "pipe"));

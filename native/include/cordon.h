@@ -67,6 +67,13 @@ struct cordon_landlock_abi {
 /* The row for `abi`, the last row for a newer one, NULL below 1. */
 const struct cordon_landlock_abi *cordon_landlock_rights(int abi);
 
+/* ---------- Windows: the OS the addon runs on (win32/probe.c) ---------- */
+struct cordon_win32_probe {
+  unsigned major, minor, build; /* RtlGetVersion: not rewritten by compatibility shims */
+  char wine[64];                /* wine_get_version() when ntdll is Wine's, else "" */
+};
+void cordon_win32_probe_run(struct cordon_win32_probe *p);
+
 /* ---------- hardening of the calling process ---------- */
 struct cordon_hardening {
   int dumpable_off;  /* PR_SET_DUMPABLE 0 applied */

@@ -15,6 +15,8 @@ function platformLine(p: PlatformEnforcement): string {
       return `landlock ABI: ${p.landlockAbi ?? 'none'}; seccomp: ${p.seccomp}`
     case 'darwin':
       return `seatbelt: ${p.seatbelt}; denial tag: ${p.denialTag ?? 'none'}; ${p.verified}`
+    case 'win32':
+      return `token: ${p.token}; integrity: ${p.integrity}; job: kill-on-close; verified: ${p.verified}`
   }
 }
 

@@ -79,6 +79,15 @@ export interface NativeLandlockTable {
   abis: NativeLandlockAbi[]
 }
 
+/** Windows: the OS the addon runs on (native/win32/probe.c). */
+export interface NativeWin32Probe {
+  /** RtlGetVersion: major.minor.build, which no compatibility shim rewrites. */
+  version: string
+  build: number
+  /** Wine's version when ntdll is Wine's (it enforces no token, ACL or job limit), else null. */
+  wine: string | null
+}
+
 export interface NativeBinding {
   /** Compile seccomp rules to a BPF program (struct sock_filter[]) with libseccomp. */
   compileSeccomp(rules: NativeSeccompRule[]): Buffer
@@ -118,6 +127,8 @@ export interface NativeBinding {
   setTerminalSize(fd: number, rows: number, cols: number): void
   /** Linux: the Landlock rights of each ABI. */
   landlock: NativeLandlockTable
+  /** Windows: the OS version and whether this is Wine. */
+  win32Probe?(): NativeWin32Probe
   /** The wire protocol's constants. */
   wire: NativeWire
   abiVersion: number

@@ -9,7 +9,8 @@
  * orchestrator's denial attribution and escalation) read facts from here —
  * `filesystem.privateDirs`, `widening` — and never from one backend's plan.
  */
-export type EnforcementMode = 'landlock' | 'namespaces' | 'seatbelt' | 'none'
+/** Linux: `landlock`, `namespaces`; macOS: `seatbelt` (docs/macos.md); Windows: `restricted-token` (docs/windows.md). */
+export type EnforcementMode = 'landlock' | 'namespaces' | 'seatbelt' | 'restricted-token' | 'none'
 
 export interface MissingProtection {
   /** Stable id, e.g. `protected-paths`, `signal-scope`, `landlock`. */
@@ -54,15 +55,33 @@ export interface DarwinEnforcement {
   verified: 'not yet run on macOS'
 }
 
-/** One member per backend; the Windows member comes with its backend. */
-export type PlatformEnforcement = LinuxEnforcement | DarwinEnforcement
+
+/** Windows: what the launcher applies (docs/windows.md). */
+export interface WindowsEnforcement {
+  os: 'win32'
+  /** CreateRestrictedToken(WRITE_RESTRICTED) with the sandbox SID as the one restricting SID. */
+  token: 'write-restricted'
+  integrity: 'low' | 'medium'
+  /** The per-sandbox capability SID the ACLs of this launch name. */
+  capabilitySid: string
+  job: { killOnClose: true; activeProcesses: number | null; memoryBytes: number | null; cpuSeconds: number | null }
+  /** Process mitigation policies set at creation (PROC_THREAD_ATTRIBUTE_MITIGATION_POLICY). */
+  mitigations: boolean
+  /** How this was verified (the backend has not run on real Windows yet). */
+  verified: string
+  /** Once started: the launcher's pid, and the handle values of its plan/stop and status pipes, which the command does not inherit. */
+  launcher?: { pid: number; pipes: number[] }
+}
+
+/** One member per backend. */
+export type PlatformEnforcement = LinuxEnforcement | DarwinEnforcement | WindowsEnforcement
 
 /** What a wider attempt may add in this mode, as the backend that planned it sees it. */
 export interface WideningLimits {
   /** Paths a write root must not cover in this mode (the command could replace them before the next launch). */
   writeExcluded: string[]
   /** The mode a widening that covers one of `writeExcluded` must run in instead (absent: nothing to switch to). */
-  modeForExcluded?: Exclude<EnforcementMode, 'none' | 'seatbelt'>
+  modeForExcluded?: 'landlock' | 'namespaces'
 }
 
 export interface Enforcement {

@@ -14,10 +14,12 @@ import { UnsupportedError } from '../errors.js'
 import type { PlatformBackend } from './backend.js'
 import { darwinBackend } from './darwin/index.js'
 import { linuxBackend } from './linux/index.js'
+import { win32Backend } from './win32/index.js'
 
 const BACKENDS: Partial<Record<NodeJS.Platform, () => PlatformBackend>> = {
   linux: linuxBackend,
   darwin: () => darwinBackend(),
+  win32: win32Backend,
 }
 
 const made = new Map<NodeJS.Platform, PlatformBackend>()
@@ -27,7 +29,7 @@ export function backendFor(platform: NodeJS.Platform = process.platform): Platfo
   if (backend) return backend
   const make = BACKENDS[platform]
   if (!make) {
-    throw new UnsupportedError('sandbox backend', Object.keys(BACKENDS).join(' or '), platform, 'the Windows backend is not in this version (docs/api.md#platforms)')
+    throw new UnsupportedError('sandbox backend', Object.keys(BACKENDS).join(' or '), platform, 'cordon has backends for Linux, macOS and Windows only (docs/api.md#platforms)')
   }
   backend = make()
   made.set(platform, backend)

@@ -9,7 +9,7 @@
  */
 import { lstatSync, realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { isAbsolute, join, resolve, sep } from 'node:path'
+import { isAbsolute, join, parse, resolve, sep } from 'node:path'
 import { PolicyError } from '../errors.js'
 
 export interface ExpandContext {
@@ -49,7 +49,8 @@ function strictlyInsideAny(p: string, roots: readonly string[]): string | undefi
 /** `dir` (canonical: absolute, normalised) joined with one component, as path.join would. */
 function child(dir: string, part: string): string {
   if (part === '.' || part === '..') return join(dir, part)
-  return dir === sep ? sep + part : dir + sep + part
+  // A root ends in the separator (`/`, and a drive root on Windows): nothing to add between.
+  return dir.endsWith(sep) ? dir + part : dir + sep + part
 }
 
 /** `dir` joined with `parts[from]`, `parts[from + 1]`, …, as path.join would. */
@@ -91,8 +92,10 @@ const MISSING = ''
  * A symlink inside one of `writableRoots` (canonical) is refused.
  */
 export function canonicalize(abs: string, writableRoots: readonly string[], what: string, cache?: CanonCache): string {
-  const parts = abs.split(sep).filter(Boolean)
-  let cur = '/'
+  // From the path's own root: `/` here, a drive or a share on Windows.
+  const root = parse(abs).root
+  const parts = abs.slice(root.length).split(sep).filter(Boolean)
+  let cur = root
   for (let i = 0; i < parts.length; i++) {
     const next = child(cur, parts[i]!)
     // Strictly inside a writable root, sandboxed code could have changed it.

@@ -18,6 +18,7 @@ export const REQUIREMENTS = {
   namespaces: 'namespace mode (bubblewrap and user namespaces)',
   'probe-user': `a second user (${PROBE_USER}) for the unprivileged-caller pass`,
   compiler: "a C compiler for the tests' C programs (the escape probes, fixtures)",
+  wine: "Wine, mingw-w64 and Windows' node.exe for the Windows backend's tests (test/win32)",
 } as const
 
 export type Requirement = keyof typeof REQUIREMENTS

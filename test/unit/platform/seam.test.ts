@@ -24,9 +24,13 @@ const tmp = (): string => tempDir('cordon-seam-')
 afterAll(removeTempDirs)
 
 describe('choosing a backend', () => {
-  it.each(['win32', 'freebsd'] as const)('%s has no backend in this version: UnsupportedError naming the platform', (platform) => {
+  it.each(['freebsd', 'aix'] as const)('%s has no backend: UnsupportedError naming the platform', (platform) => {
     const e = thrown(UnsupportedError, () => backendFor(platform))
-    expect(e).toMatchObject({ code: 'E_UNSUPPORTED', feature: 'sandbox backend', required: 'linux or darwin', found: platform })
+    expect(e).toMatchObject({ code: 'E_UNSUPPORTED', feature: 'sandbox backend', required: 'linux or darwin or win32', found: platform })
+  })
+
+  it('win32 gets the Windows backend (made without loading anything)', () => {
+    expect(backendFor('win32').platform).toBe('win32')
   })
 
   it('darwin gets the Seatbelt backend, made once', () => {
