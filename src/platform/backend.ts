@@ -65,6 +65,16 @@ export interface RunEnd {
   all?: Buffer
   truncated: boolean
   enforcement: Enforcement
+  /** What the run's cgroup counted (absent: it had none). */
+  limitEvents?: LimitEvents
+}
+
+/** What the run's limits stopped: forks refused at the process limit, processes the OOM killer ended at the memory limit. */
+export interface LimitEvents {
+  /** Forks and clones refused because the run had `pids` processes and threads (pids.events `max`). */
+  pidsLimitHit: number
+  /** Processes killed for going over `memory` (memory.events / v1 memory.oom_control `oom_kill`). */
+  oomKills: number
 }
 
 export interface StartedRun {

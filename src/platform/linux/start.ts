@@ -68,8 +68,12 @@ export function applied(expected: Enforcement, st: LaunchStatus): Enforcement {
 export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedRun {
   // A run's own cwd changes where the command starts, nothing the plan enforces.
   const plan = { ...prepared.template, argv: req.argv, env: req.env, compat: prepared.landlockRequired ? ('hard' as const) : req.compat, ...(req.cwd ? { cwd: req.cwd } : {}) }
-  const { child, started: status, final, exit } = launch({
-    launcher: prepared.launcher,
+  const cgroup = prepared.cgroup
+  let launched: ReturnType<typeof launch>
+  try {
+    launched = launch({
+      launcher: prepared.launcher,
+      ...(cgroup ? { cgroupProcs: cgroup.procs() } : {}),
     file: prepared.file,
     args: prepared.args,
     ...(prepared.bindSources?.length ? { bindSources: prepared.bindSources } : {}),
@@ -81,14 +85,18 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
     ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}),
     ...(req.all ? { all: true } : {}),
     streams: req.streams === true,
-  })
+    })
+  } finally {
+    cgroup?.closeProcs() // the zygote's child has its own copies; the caller keeps none
+  }
+  const { child, started: status, final, exit } = launched
   let stopped = false
   let reported = false
   void status.then(() => (reported = true))
   // A stop of ours that lands before the launcher reports is that stop, not
   // a setup failure; a launcher error record always is one.
   const stoppedFirst = (st: LaunchStatus | undefined) => st === undefined && stopped
-  const finished = Promise.all([exit, final]).then(([r, { setup: st, exit: cmd }]): RunEnd => {
+  const ended = Promise.all([exit, final]).then(([r, { setup: st, exit: cmd }]): RunEnd => {
     if (!st && !stopped) throw prepared.namespaceFailure?.(r.stderr.toString('utf8')) ?? setupErrorFrom(st, r.exitCode, r.stderr)
     if (!st?.ok && !stoppedFirst(st)) throw setupErrorFrom(st, r.exitCode, r.stderr)
     // Torn down by us without a record from the supervisor (it was stopped
@@ -108,6 +116,12 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
       enforcement: after.length ? { ...enforced, notes: [...enforced.notes, ...after] } : enforced,
     }
   })
+  // Whatever the end (exit, stop, setup failure), nothing of the run
+  // outlives it: its cgroup is killed whole, emptied and removed first.
+  const finished = cgroup ? ended.then(async (end) => ({ ...end, limitEvents: await cgroup.teardown() }), async (e: unknown) => {
+    await cgroup.teardown()
+    throw e
+  }) : ended
   const started = status.then((st) => {
     if (stoppedFirst(st)) return undefined
     // No record at all: bwrap (or the spawn) failed before the launcher

@@ -45,8 +45,11 @@ export interface PlanContext {
   allowUnconfinedFilesystem?: boolean
 }
 
+/** The setrlimit(2) resources a profile may set; its cgroup limits (pids, memory, cpus) are the run's cgroup's (cgroup/). */
+const RLIMITS = ['nproc', 'nofile', 'fsize', 'as', 'cpu'] as const
+
 export function rlimits(policy: ResolvedPolicy): LauncherPlan['rlimits'] {
-  return Object.entries(policy.limits)
+  return RLIMITS.map((resource) => [resource, policy.limits[resource]] as const)
     .filter(([, v]) => v !== undefined)
     .map(([resource, v]) => ({ resource, soft: String(v), hard: String(v) }))
 }

@@ -57,6 +57,8 @@ export interface LaunchSpec {
   file: string
   args: string[]
   plan: LauncherPlan
+  /** Open cgroup.procs files of the run's cgroups: the child joins them before it runs anything (zygote.ts). */
+  cgroupProcs?: readonly number[]
   /** Paths bwrap binds by descriptor (`file` is bwrap): opened here, without following symlinks, right before the request. */
   bindSources?: readonly string[]
   stdin: 'pipe' | 'ignore' | 'inherit'
@@ -255,7 +257,7 @@ function startChild(z: Zygote, spec: LaunchSpec, pairs: StdioPair[]): { pid: num
   try {
     sources = spec.bindSources?.length ? openSources(spec.bindSources) : []
     const job = spec.file === spec.launcher ? ({ kind: 'launcher' } as const) : ({ kind: 'exec', file: spec.file, args: spec.args, extraFds: sources } as const)
-    return z.start(job, fds)
+    return z.start(job, fds, spec.cgroupProcs ?? [])
   } catch (e) {
     for (const p of pairs) closeQuietly(p.mine)
     throw e

@@ -1,0 +1,300 @@
+/**
+ * One run's cgroups, made from a plan (cgroup-plan.ts): created below the
+ * caller's own cgroups with their limits written before anything joins,
+ * each one's cgroup.procs opened for the zygote's child to join
+ * (native/linux/zygote-child.c), and at the end of the run everything in
+ * them killed, waited for, and the directories removed.
+ *
+ * Writes are synchronous (a few small files in a pseudo filesystem); only
+ * the wait for the killed processes to be gone is asynchronous.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, writeFileSync, constants as fsc } from 'node:fs'
+import { join } from 'node:path'
+import { fromNativeError } from '../../../native/native-error.js'
+import type { SetupError } from '../../../errors.js'
+import type { LimitEvents } from '../../backend.js'
+import type { CgroupDirPlan, CgroupKill, CgroupPlan } from './cgroup-plan.js'
+import { pidsIn } from './hierarchy.js'
+
+
+/** How long a teardown waits for the killed processes to leave the cgroup (they are already SIGKILLed). */
+const EMPTY_WAIT_MS = 5000
+const POLL_MS = 5
+
+let serial = 0
+const live = new Set<RunCgroup>()
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, 'latin1')
+  } catch {
+    return ''
+  }
+}
+
+/** `KEY N` lines (pids.events, memory.events, memory.oom_control): N of `key`, 0 when absent. */
+export function eventCount(text: string, key: string): number {
+  const m = new RegExp(`^${key} (\\d+)$`, 'm').exec(text)
+  return m ? Number(m[1]) : 0
+}
+
+/** The leaf a v2 caller moves its own processes into so its cgroup may hand controllers to the runs' (see `vacate`). */
+export const CALLER_LEAF = 'cordon-caller'
+
+/**
+ * cgroup v2's no-internal-process rule (cgroups(7), "no internal processes"):
+ * a cgroup that has processes of its own cannot enable controllers for its
+ * children. A delegated scope holds the caller itself, so the caller moves
+ * every process of that cgroup (itself, its zygote) into a leaf below it,
+ * as systemd's delegation documentation asks of a delegatee — once per
+ * process; the runs' cgroups are then that leaf's siblings, below the
+ * caller's original cgroup and its limits. Not run on a pure-v2 host yet.
+ */
+export function vacate(dir: string): void {
+  const leaf = join(dir, CALLER_LEAF)
+  try {
+    mkdirSync(leaf)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+  }
+  for (let round = 0; round < 5; round++) {
+    const pids = pidsIn(readText(join(dir, 'cgroup.procs')))
+    if (pids.length === 0) return
+    for (const pid of pids) {
+      try {
+        writeFileSync(join(leaf, 'cgroup.procs'), String(pid))
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e
+      }
+    }
+  }
+}
+
+/** Enable the controllers the run's v2 cgroup needs in its parent's cgroup.subtree_control. */
+function enableControllers(d: CgroupDirPlan): void {
+  if (d.version !== 2 || d.controllers.length === 0) return
+  const have = readText(join(d.parent, 'cgroup.subtree_control')).trim().split(/\s+/)
+  const add = d.controllers.filter((c) => !have.includes(c))
+  if (add.length === 0) return
+  const enable = () => writeFileSync(join(d.parent, 'cgroup.subtree_control'), add.map((c) => `+${c}`).join(' '))
+  try {
+    enable()
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EBUSY') throw e
+    vacate(d.parent)
+    enable()
+  }
+}
+
+function writeLimits(dir: string, d: CgroupDirPlan): void {
+  for (const w of d.writes) {
+    const path = join(dir, w.file)
+    if (w.optional && !existsSync(path)) continue
+    writeFileSync(path, w.value)
+  }
+}
+
+export class RunCgroup {
+  /** Directories made, in plan order. */
+  readonly dirs: string[] = []
+  private fds: number[] = []
+  private done: Promise<LimitEvents> | undefined
+
+  private constructor(readonly plan: CgroupPlan) {}
+
+  /**
+   * Make the run's cgroups with their limits, and open each one's
+   * cgroup.procs (close-on-exec: node:fs opens with O_CLOEXEC). Nothing has
+   * joined yet. A failure removes what was made and throws a SetupError
+   * (step `cgroup`).
+   */
+  static create(plan: CgroupPlan): RunCgroup {
+    const rc = new RunCgroup(plan)
+    const name = `cordon-${process.pid}-${++serial}`
+    let step = { syscall: 'mkdir', path: '' }
+    try {
+      for (const d of plan.dirs) {
+        const dir = join(d.parent, name)
+        step = { syscall: 'write', path: join(d.parent, 'cgroup.subtree_control') }
+        enableControllers(d)
+        step = { syscall: 'mkdir', path: dir }
+        mkdirSync(dir)
+        rc.dirs.push(dir)
+        step = { syscall: 'write', path: dir }
+        writeLimits(dir, d)
+        step = { syscall: 'open', path: join(dir, 'cgroup.procs') }
+        rc.fds.push(openSync(join(dir, 'cgroup.procs'), fsc.O_WRONLY))
+      }
+    } catch (e) {
+      rc.closeProcs()
+      rc.removeDirs()
+      throw fromNativeError(e, { step: 'cgroup', syscall: step.syscall, detail: `could not make the run's cgroup (${step.path})` })
+    }
+    live.add(rc)
+    return rc
+  }
+
+  /** The open cgroup.procs files, for the launch request (closed here once the zygote has them). */
+  procs(): number[] {
+    return this.fds
+  }
+
+  closeProcs(): void {
+    for (const fd of this.fds) {
+      try {
+        closeSync(fd)
+      } catch {
+        /* already closed */
+      }
+    }
+    this.fds = []
+  }
+
+  /** Processes still in any of the run's cgroups. */
+  private members(): number[] {
+    const all = new Set<number>()
+    for (const dir of this.dirs) for (const pid of pidsIn(readText(join(dir, 'cgroup.procs')))) all.add(pid)
+    return [...all]
+  }
+
+  /** SIGKILL every process listed now; false when none was. */
+  private signalAll(): boolean {
+    const pids = this.members()
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        /* exited meanwhile */
+      }
+    }
+    return pids.length > 0
+  }
+
+  private dirOf(controller: string): string | undefined {
+    const i = this.plan.dirs.findIndex((d) => d.controllers.includes(controller))
+    return i >= 0 ? this.dirs[i] : undefined
+  }
+
+  /**
+   * Kill everything in the run's cgroups, at once where the kernel can:
+   * cgroup.kill (v2, Linux 5.14) sends SIGKILL to every process in the
+   * cgroup and its descendants, including ones forked while it runs. v1:
+   * the freezer stops them all first, so none can fork or exit between the
+   * list being read and the kill. Without either, the list is killed until
+   * it stays empty (pids.max bounds how often a fork can win that race).
+   */
+  private killAll(): CgroupKill {
+    const v2 = this.plan.dirs[0]?.version === 2 ? this.dirs[0] : undefined
+    if (v2) {
+      try {
+        writeFileSync(join(v2, 'cgroup.kill'), '1')
+        return 'cgroup.kill'
+      } catch {
+        /* before 5.14: no cgroup.kill; fall through */
+      }
+    }
+    const freezer = this.dirOf('freezer')
+    if (freezer && this.freezeAndKill(freezer)) return 'freezer'
+    this.signalAll()
+    return 'signal'
+  }
+
+  private freezeAndKill(dir: string): boolean {
+    const state = join(dir, 'freezer.state')
+    try {
+      writeFileSync(state, 'FROZEN')
+      // FREEZING until every task has stopped; bounded: a task in an
+      // uninterruptible sleep keeps it there, and the kill goes ahead.
+      for (let i = 0; i < 200 && readText(state).trim() !== 'FROZEN'; i++) sleepSync(1)
+      this.signalAll()
+      writeFileSync(state, 'THAWED') // a SIGKILLed task that is frozen dies only once thawed
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  private events(): LimitEvents {
+    const pids = this.dirOf('pids')
+    const mem = this.dirOf('memory')
+    const memV2 = this.plan.dirs.find((d) => d.controllers.includes('memory'))?.version === 2
+    return {
+      pidsLimitHit: pids ? eventCount(readText(join(pids, 'pids.events')), 'max') : 0,
+      // v1: memory.oom_control's oom_kill counter (Linux 4.13).
+      oomKills: mem ? eventCount(readText(join(mem, memV2 ? 'memory.events' : 'memory.oom_control')), 'oom_kill') : 0,
+    }
+  }
+
+  /** Remove the run's directories (a sub-cgroup the command made first); what is still busy stays, and false says so. */
+  private removeDirs(): boolean {
+    let ok = true
+    for (const dir of [...this.dirs].reverse()) ok = removeTree(dir) && ok
+    return ok
+  }
+
+  /**
+   * The end of a run: kill everything left in its cgroups, wait until they
+   * are empty, read what the limits counted, remove them. Idempotent.
+   */
+  teardown(): Promise<LimitEvents> {
+    this.done ??= (async () => {
+      this.closeProcs()
+      if (this.members().length) this.killAll()
+      const until = Date.now() + EMPTY_WAIT_MS
+      while (this.members().length && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, POLL_MS))
+        if (this.plan.kill === 'signal' || this.plan.dirs[0]?.version !== 2) this.signalAll()
+      }
+      const events = this.events()
+      if (this.removeDirs()) live.delete(this)
+      return events
+    })()
+    return this.done
+  }
+
+  /** Synchronous teardown for a run that never started, or at process exit: kill, wait briefly, remove. */
+  teardownSync(waitMs = 200): void {
+    this.closeProcs()
+    if (this.members().length) this.killAll()
+    for (let i = 0; i < waitMs && this.members().length; i++) sleepSync(1)
+    if (this.removeDirs()) live.delete(this)
+  }
+}
+
+/** rmdir a cgroup and any cgroup below it, deepest first; false when one is still busy. */
+function removeTree(dir: string): boolean {
+  let ok = true
+  let subs: string[] = []
+  try {
+    subs = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)
+  } catch {
+    return true // gone
+  }
+  for (const s of subs) ok = removeTree(join(dir, s)) && ok
+  try {
+    rmdirSync(dir)
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT'
+  }
+  return ok
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4))
+function sleepSync(ms: number): void {
+  Atomics.wait(pause, 0, 0, ms)
+}
+
+/** Create a run's cgroup, or say why not. */
+export function tryCreateRunCgroup(plan: CgroupPlan): RunCgroup | SetupError {
+  try {
+    return RunCgroup.create(plan)
+  } catch (e) {
+    return e as SetupError
+  }
+}
+
+// A caller that exits mid-run: its commands die with it (the launcher's
+// parent-death signal), and what they left behind is killed here.
+process.once('exit', () => {
+  for (const rc of live) rc.teardownSync(100)
+})
