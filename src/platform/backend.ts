@@ -113,6 +113,8 @@ export interface DoctorReport {
   modes: Record<string, boolean>
   /** What `mode: 'auto'` picks here, and why. */
   auto: { mode: EnforcementMode; reason: string }
+  /** Linux: whether runs get a cgroup of their own here, in which version, with which controllers (or why not). */
+  cgroups?: { usable: boolean; version?: 'v1' | 'v2' | 'hybrid'; controllers: string[]; reason?: string; fix?: string }
   /** Linux: why namespace mode is unavailable (absent when it works). */
   namespaces?: { cause: string; reason: string; fix: string }
 }

@@ -50,10 +50,14 @@ const named = (c: CgroupController, l: CgroupLimits) => (c === 'cpu' ? `cpus ${l
 
 function unavailable(limits: CgroupLimits, explicit: CgroupController[], reason: string, fix: string): CgroupAttachment {
   const asked = (['pids', 'memory', 'cpu'] as const).filter((c) => (c === 'cpu' ? limits.cpus : limits[c]) !== null)
-  const what = asked.length ? `the limits ${asked.map((c) => named(c, limits)).join(', ')} are not enforced and` : 'no resource limit applies and'
+  const none = { cgroup: null, pids: null, memory: null, cpus: null, reason }
+  const teardown = "the run's end relies on the launcher's supervisor alone to kill what the command left behind"
+  // Every limit turned off (`max`): only the cgroup-wide kill is lost, a note.
+  if (asked.length === 0) return { limits: none, missing: [], notes: [`no cgroup for the run (${reason}); ${teardown}`] }
+  const what = `the limits ${asked.map((c) => named(c, limits)).join(', ')} are not enforced`
   return {
-    limits: { cgroup: null, pids: null, memory: null, cpus: null, reason },
-    missing: [{ protection: 'cgroup', explicit: explicit.length > 0, reason: `no cgroup for the run: ${reason}; ${what} the run's end relies on the launcher's supervisor alone to kill what the command left behind`, fix }],
+    limits: none,
+    missing: [{ protection: 'cgroup', explicit: explicit.length > 0, reason: `no cgroup for the run: ${reason}; ${what}, and ${teardown}`, fix }],
     notes: [],
   }
 }

@@ -95,3 +95,30 @@ function probeNow(): CgroupHostProbe {
   const notes = refused.length ? [`not writable by this caller, so not used: ${refused.join(', ')}`] : []
   return { ok: true, host, version, controllers, notes }
 }
+
+/** cgroup.kill came with Linux 5.14 (cgroups(7)). */
+export function hasCgroupKill(release: string): boolean {
+  const [major = 0, minor = 0] = release.split(/[.-]/).map(Number)
+  return major > 5 || (major === 5 && minor >= 14)
+}
+
+/** `cordon doctor`'s line on cgroups: usable or not, which version, which controllers, how a run is killed. */
+export function cgroupDoctorCheck(release: string): { mechanism: string; ok: boolean; warning?: boolean; detail: string; fix?: string } {
+  const p = probeCgroups()
+  const mechanism = 'cgroups'
+  if (!p.ok) return { mechanism, ok: false, detail: `unusable: ${p.reason}; runs get no process, memory or CPU limit`, fix: p.fix }
+  const inV2 = (c: string) => p.host.v2 !== undefined && p.host.v2Controllers.includes(c)
+  const where = p.controllers.map((c) => (inV2(c) ? `${c} (v2 ${p.host.v2})` : `${c} (v1 ${p.host.v1[c]})`)).join(', ')
+  const kill = p.host.v2 && hasCgroupKill(release) ? 'cgroup.kill' : p.host.v1.freezer ? 'the v1 freezer, then SIGKILL' : 'SIGKILL to each process until none is left'
+  const lacking = (['pids', 'memory', 'cpu'] as const).filter((c) => !p.controllers.includes(c))
+  const holder = p.host.v2 ? `v2 ${p.host.v2}` : p.host.v1.freezer ? `v1 ${p.host.v1.freezer}` : 'the v1 hierarchies above'
+  const detail = `${p.version}; controllers: ${where || 'none'}; each run's cgroup also lives below ${holder}, and its end kills it whole with ${kill}`
+  if (lacking.length) return { mechanism, ok: true, warning: true, detail: `${detail}; no ${lacking.join(', ')} controller for this caller`, fix: DELEGATE_FIX }
+  return { mechanism, ok: true, detail }
+}
+
+/** The doctor report's `cgroups` field. */
+export function cgroupDoctorFacts(): { usable: boolean; version?: 'v1' | 'v2' | 'hybrid'; controllers: string[]; reason?: string; fix?: string } {
+  const p = probeCgroups()
+  return p.ok ? { usable: true, version: p.version, controllers: [...p.controllers] } : { usable: false, controllers: [], reason: p.reason, fix: p.fix }
+}

@@ -79,7 +79,7 @@ export function parseCgroupMounts(text: string): CgroupMount[] {
  */
 export function dirUnder(mount: CgroupMount, path: string): string | undefined {
   if (path.includes('/..') || !path.startsWith('/')) return undefined
-  if (mount.root === '/') return join(mount.mountPoint, path)
+  if (mount.root === '/') return path === '/' ? mount.mountPoint : join(mount.mountPoint, path)
   if (path === mount.root) return mount.mountPoint
   if (path.startsWith(mount.root + '/')) return join(mount.mountPoint, path.slice(mount.root.length))
   return undefined
