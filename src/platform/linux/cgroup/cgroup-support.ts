@@ -46,7 +46,10 @@ function v2Parent(dir: string): string {
   return basename(dir) === CALLER_LEAF ? dirname(dir) : dir
 }
 
-/** Only the hierarchies whose caller cgroup this process may write in. */
+/** The v1 controllers a run's cgroup may use: its limits, and the freezer for its end. */
+const USED_V1 = ['pids', 'memory', 'cpu', 'freezer']
+
+/** Only the hierarchies (of those a run may use) whose caller cgroup this process may write in. */
 export function writableCgroups(all: CallerCgroups, canWrite: (dir: string) => boolean): { usable: CallerCgroups; refused: string[] } {
   const refused: string[] = []
   const usable: CallerCgroups = { v1: {} }
@@ -55,6 +58,7 @@ export function writableCgroups(all: CallerCgroups, canWrite: (dir: string) => b
     else refused.push(all.v2)
   }
   for (const [c, dir] of Object.entries(all.v1)) {
+    if (!USED_V1.includes(c)) continue
     if (canWrite(dir)) usable.v1[c] = dir
     else if (!refused.includes(dir)) refused.push(dir)
   }
