@@ -69,6 +69,21 @@ describeEscape(
         expect(set.result!.enforcement!.missing.map((m) => m.protection)).not.toContain('cgroup')
       })
 
+      it('the command is in the run\'s cgroup from its first instruction and holds no cgroup file', async (ctx) => {
+        needCgroup(ctx)
+        const script = 'cat /proc/self/cgroup; for f in /proc/self/fd/*; do readlink "$f"; done'
+        const r = await e.confined(['sh', '-c', script], limited({ pids: PIDS, memory: MEMORY }))
+        const out = r.result!.stdout
+        const line = (re: RegExp) => out.split('\n').find((l) => re.test(l)) ?? ''
+        // Landlock mode sees the host's paths; namespace mode (a cgroup
+        // namespace) sees its own cgroup as the root.
+        const own = mode === 'landlock' ? /\/cordon-\d+-\d+$/ : /:\/$/
+        const lines = [/^0::/, /^\d+:pids:/, /^\d+:memory:/].map(line).filter(Boolean)
+        expect(lines.length, out).toBeGreaterThan(0)
+        for (const l of lines) expect(l, out).toMatch(own)
+        expect(out).not.toMatch(/cgroup\.procs/)
+      })
+
       it(`forking ${PIDS + 50} processes stops at the process limit (${PIDS}); unconfined all are made`, async (ctx) => {
         needCgroup(ctx)
         const [confined, plain] = await e.both(limits('fork', String(PIDS + 50)), limited({ pids: PIDS }))
