@@ -9,11 +9,15 @@
  * subtree); one without gets no cgroup, and a limit it asked for is refused
  * (default compat) or reported missing (best-effort) — the last group.
  */
+import { spawnSync } from 'node:child_process'
 import { randomInt } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { beforeAll, afterAll, describe, expect, it, type TestContext } from 'vitest'
 import { describeEscape, Escape, outcomeOf } from '../../helpers/escape.js'
-import { skipNow } from '../../helpers/requirements.js'
+import { identities } from '../../helpers/identity.js'
+import { repoRoot } from '../../helpers/paths.js'
+import { describeWhere, skipNow } from '../../helpers/requirements.js'
 import type { DriverReply } from '../../helpers/run-driver.js'
 
 /** Small, so that a fork bomb on a shared 2-core machine stays cheap. */
@@ -158,3 +162,36 @@ describeEscape(
   },
   { concurrent: false },
 )
+
+/**
+ * `cordon doctor` as each identity: whether cgroups are usable, which
+ * version, which controllers — and it agrees with what a run then gets.
+ */
+for (const identity of identities()) {
+  describeWhere(identity.missing, `cordon doctor on cgroups — caller: ${identity.name}`, () => {
+    it('says whether runs get a cgroup, in which version and with which controllers; a run agrees', async () => {
+      const doctor = (...args: string[]) => {
+        const [file, ...rest] = identity.wrap([process.execPath, join(repoRoot, 'bin', 'cordon.js'), 'doctor', ...args])
+        return spawnSync(file!, rest, { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/', ...identity.env } })
+      }
+      const json = JSON.parse(doctor('--json').stdout) as { cgroups: { usable: boolean; version?: string; controllers: string[]; fix?: string } }
+      const text = doctor().stdout.split('\n').find((l) => /^\s+\S+\s+cgroups\s/.test(l)) ?? ''
+      const e = new Escape(identity, 'landlock', 'limits-doctor')
+      try {
+        const run = await e.confined(['true'])
+        const limits = run.result!.enforcement!.limits!
+        expect(json.cgroups.usable).toBe(limits.cgroup !== null)
+        if (json.cgroups.usable) {
+          expect(json.cgroups.version).toBe(limits.cgroup!.version)
+          expect(json.cgroups.controllers).toContain('pids')
+          expect(text).toMatch(new RegExp(`^\\s+(ok|WARN)\\s+cgroups\\s+${json.cgroups.version}; controllers: pids`))
+        } else {
+          expect(json.cgroups.fix).toMatch(/Delegate=yes/)
+          expect(text).toMatch(/^\s+FAIL\s+cgroups\s+unusable: /)
+        }
+      } finally {
+        e.cleanup()
+      }
+    }, 60_000)
+  })
+}
