@@ -90,6 +90,10 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
     cgroup?.closeProcs() // the zygote's child has its own copies; the caller keeps none
   }
   const { child, started: status, final, exit } = launched
+  // Once the launcher (or bwrap) has exited, whatever is left in the run's
+  // cgroup was left behind: killed now, so that a process still holding the
+  // command's stdout cannot keep the run from ending.
+  if (cgroup) void launched.exited.then(() => cgroup.kill())
   let stopped = false
   let reported = false
   void status.then(() => (reported = true))

@@ -99,6 +99,8 @@ export class RunCgroup {
   readonly dirs: string[] = []
   private fds: number[] = []
   private done: Promise<LimitEvents> | undefined
+  /** How the cgroup was killed, once it was. */
+  private killed: CgroupKill | undefined
 
   private constructor(readonly plan: CgroupPlan) {}
 
@@ -232,6 +234,11 @@ export class RunCgroup {
     return ok
   }
 
+  /** Kill everything in the run's cgroups now, without waiting (teardown() waits and removes them). */
+  kill(): void {
+    this.killed ??= this.members().length ? this.killAll() : undefined
+  }
+
   /**
    * The end of a run: kill everything left in its cgroups, wait until they
    * are empty, read what the limits counted, remove them. Idempotent.
@@ -239,11 +246,13 @@ export class RunCgroup {
   teardown(): Promise<LimitEvents> {
     this.done ??= (async () => {
       this.closeProcs()
-      if (this.members().length) this.killAll()
+      this.killed = this.members().length ? this.killAll() : this.killed
       const until = Date.now() + EMPTY_WAIT_MS
       while (this.members().length && Date.now() < until) {
         await new Promise((r) => setTimeout(r, POLL_MS))
-        if (this.plan.kill === 'signal' || this.plan.dirs[0]?.version !== 2) this.signalAll()
+        // Without cgroup.kill or the freezer, a fork may win the race with
+        // the list: kill what is there again (pids.max bounds the rounds).
+        if (this.killed === 'signal') this.signalAll()
       }
       const events = this.events()
       if (this.removeDirs()) live.delete(this)

@@ -95,6 +95,8 @@ export interface Launched {
   started: Promise<LaunchStatus | undefined>
   /** Everything the launcher said, once the status pipe closed. */
   final: Promise<FinalStatus>
+  /** The child (the launcher, or bwrap) has exited: anything of the run still alive was left behind. */
+  exited: Promise<unknown>
   exit: Promise<Exit>
 }
 
@@ -327,7 +329,7 @@ export function launch(spec: LaunchSpec): Launched {
     return x
   })
   const exit = Promise.all([done, output.done, relayed]).then(([x, out]): Exit => ({ exitCode: x.exitCode, signal: x.signal, ...out }))
-  return { child, started: statusRead.started, final: statusRead.final, exit }
+  return { child, started: statusRead.started, final: statusRead.final, exited: done, exit }
 }
 
 /** A launcher error record → the typed error the caller sees. */
