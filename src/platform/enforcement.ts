@@ -93,8 +93,13 @@ export interface Enforcement {
   platform: PlatformEnforcement
 }
 
+/** The mechanisms that confine what the command may access: a `cgroup` limits resources and confines no access. */
+export function confining(mechanisms: readonly string[]): string[] {
+  return mechanisms.filter((m) => m !== 'cgroup')
+}
+
 export function statusOf(e: Pick<Enforcement, 'mechanisms' | 'filesystem' | 'missing'>): Enforcement['status'] {
-  if (e.mechanisms.length === 0 || !e.filesystem.confined) return 'none'
+  if (confining(e.mechanisms).length === 0 || !e.filesystem.confined) return 'none'
   return e.missing.length === 0 ? 'full' : 'partial'
 }
 
