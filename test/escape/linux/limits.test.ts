@@ -81,7 +81,7 @@ describeEscape(
         const line = (re: RegExp) => out.split('\n').find((l) => re.test(l)) ?? ''
         // Landlock mode sees the host's paths; namespace mode (a cgroup
         // namespace) sees its own cgroup as the root.
-        const own = mode === 'landlock' ? /\/cordon-\d+-\d+$/ : /:\/$/
+        const own = mode === 'landlock' ? /\/cordon-\d+-\d+-\d+$/ : /:\/$/
         const lines = [/^0::/, /^\d+:pids:/, /^\d+:memory:/].map(line).filter(Boolean)
         expect(lines.length, out).toBeGreaterThan(0)
         for (const l of lines) expect(l, out).toMatch(own)

@@ -8,7 +8,7 @@
  * Writes are synchronous (a few small files in a pseudo filesystem); only
  * the wait for the killed processes to be gone is asynchronous.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, writeFileSync, constants as fsc } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync, constants as fsc } from 'node:fs'
 import { join } from 'node:path'
 import { fromNativeError } from '../../../native/native-error.js'
 import type { SetupError } from '../../../errors.js'
@@ -23,6 +23,54 @@ const POLL_MS = 5
 
 let serial = 0
 const live = new Set<RunCgroup>()
+
+/**
+ * Run cgroups are named `cordon-<pid namespace>-<pid>-<n>`: a caller killed
+ * with SIGKILL leaves its runs' cgroups behind (killed, as its commands died
+ * with it, but not removed), and the next caller in the same pid namespace
+ * removes those whose pid is gone. The namespace is in the name so that a
+ * caller never takes a pid it cannot see for a dead one.
+ */
+const PIDNS = (() => {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0'
+  } catch {
+    return '0'
+  }
+})()
+const NAME = new RegExp(`^cordon-${PIDNS}-(\\d+)-\\d+$`)
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Kill and remove what dead callers left below `parent` (a directory listing per run: a few entries). */
+function sweepStale(parent: string): void {
+  let names: string[] = []
+  try {
+    names = readdirSync(parent)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const m = NAME.exec(name)
+    if (!m || isAlive(Number(m[1]))) continue
+    const dir = join(parent, name)
+    for (const pid of pidsIn(readText(join(dir, 'cgroup.procs')))) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        /* gone */
+      }
+    }
+    removeTree(dir)
+  }
+}
 
 function readText(path: string): string {
   try {
@@ -112,11 +160,12 @@ export class RunCgroup {
    */
   static create(plan: CgroupPlan): RunCgroup {
     const rc = new RunCgroup(plan)
-    const name = `cordon-${process.pid}-${++serial}`
+    const name = `cordon-${PIDNS}-${process.pid}-${++serial}`
     let step = { syscall: 'mkdir', path: '' }
     try {
       for (const d of plan.dirs) {
         const dir = join(d.parent, name)
+        sweepStale(d.parent)
         step = { syscall: 'write', path: join(d.parent, 'cgroup.subtree_control') }
         enableControllers(d)
         step = { syscall: 'mkdir', path: dir }

@@ -5,8 +5,9 @@
  * double-forked, setsid() sleeper behind; after the teardown neither is
  * alive and the directories are gone.
  */
-import { spawn } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { planCgroups, type CgroupPlan, type HostCgroups } from '../../../../../src/platform/linux/cgroup/cgroup-plan.js'
 import { probeCgroups } from '../../../../../src/platform/linux/cgroup/cgroup-support.js'
@@ -78,10 +79,29 @@ describeWhere(missing, 'a run cgroup torn down', () => {
     expect(rc.dirs.filter((d) => existsSync(d))).toEqual([])
   })
 
+  it("a dead caller's cgroups are removed by the next caller in its pid namespace; a live caller's are kept", () => {
+    const pidns = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))![1]
+    const dead = spawnSync('true').pid!
+    const plan = planCgroups(host!, limits)!
+    const parent = plan.dirs[0]!.parent
+    const stale = join(parent, `cordon-${pidns}-${dead}-1`)
+    const live = join(parent, `cordon-${pidns}-${process.ppid}-1`)
+    mkdirSync(stale)
+    mkdirSync(live)
+    try {
+      const rc = RunCgroup.create(plan)
+      rc.teardownSync()
+      expect(existsSync(stale)).toBe(false)
+      expect(existsSync(live)).toBe(true)
+    } finally {
+      for (const d of [stale, live]) if (existsSync(d)) rmdirSync(d)
+    }
+  })
+
   it('a limit value the kernel refuses undoes what was made and names the file', () => {
     const plan = planCgroups(host!, limits)!
     const bad: CgroupPlan = { ...plan, dirs: plan.dirs.map((d) => ({ ...d, writes: [...d.writes, { file: 'cgroup.procs', value: 'not-a-pid' }] })) }
     expect(() => RunCgroup.create(bad)).toThrow(expect.objectContaining({ name: 'SetupError', step: 'cgroup' }))
-    for (const d of plan.dirs) expect(readdirSync(d.parent).filter((n) => n.startsWith(`cordon-${process.pid}-`))).toEqual([])
+    for (const d of plan.dirs) expect(readdirSync(d.parent).filter((n) => n.startsWith('cordon-') && n.includes(`-${process.pid}-`))).toEqual([])
   })
 })
