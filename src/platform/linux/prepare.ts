@@ -56,7 +56,7 @@ export function releasePrepared(prepared: Prepared): void {
  * and what could not be applied is listed as missing.
  */
 function withCgroup(prepared: Prepared, policy: ResolvedPolicy, materialize: boolean): Prepared {
-  const a = attachCgroup(policy.limits, materialize)
+  const a = attachCgroup(policy.limits, policy.writeRoots, materialize)
   const e = prepared.enforcement
   e.limits = a.limits
   if (a.limits.cgroup) e.mechanisms.push('cgroup')

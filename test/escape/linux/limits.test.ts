@@ -19,6 +19,7 @@ import { identities } from '../../helpers/identity.js'
 import { repoRoot } from '../../helpers/paths.js'
 import { describeWhere, skipNow } from '../../helpers/requirements.js'
 import type { DriverReply } from '../../helpers/run-driver.js'
+import { probeCgroups } from '../../../src/platform/linux/cgroup/cgroup-support.js'
 
 /** Small, so that a fork bomb on a shared 2-core machine stays cheap. */
 const PIDS = 64
@@ -134,6 +135,22 @@ describeEscape(
         for (const pid of left) process.kill(pid, 'SIGKILL')
         expect(left.length).toBe(1)
       }, 60_000)
+    })
+
+    describe('a write root over the cgroup filesystem', () => {
+      it("is reported (missing cgroup), and rightly: the command can leave the run's cgroup", async (ctx) => {
+        needCgroup(ctx)
+        if (mode === 'namespaces') skipNow(ctx, { reason: 'namespace mode refuses a write root over its own bwrap (/): write / runs in Landlock mode only' })
+        const host = probeCgroups()
+        const dir = host.ok ? (host.host.v2 ?? host.host.v1.pids) : undefined
+        if (!dir) return skipNow(ctx, { reason: 'no v2 or v1 pids cgroup of the caller to move into' })
+        const r = await e.confined(['sh', '-c', `echo $$ > ${dir}/cgroup.procs && cat /proc/self/cgroup`], { options: { profile: 'full-access', limits: { pids: PIDS } } })
+        const missing = r.result!.enforcement!.missing.find((m) => m.protection === 'cgroup')
+        expect(missing, JSON.stringify(r.result!.enforcement!.missing)).toMatchObject({ explicit: false, reason: expect.stringContaining('covers the cgroup filesystem') })
+        const line = r.result!.stdout.split('\n').find((l) => (host.ok && host.host.v2 ? /^0::/ : /:pids:/).test(l))
+        expect(line, r.result!.stdout + r.result!.stderr).toBeDefined()
+        expect(line).not.toMatch(/cordon-/)
+      })
     })
 
     describe('without a cgroup', () => {

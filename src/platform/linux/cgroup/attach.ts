@@ -62,8 +62,27 @@ function unavailable(limits: CgroupLimits, explicit: CgroupController[], reason:
   }
 }
 
+const overlaps = (a: string, b: string) => a === b || a === '/' || b === '/' || a.startsWith(`${b}/`) || b.startsWith(`${a}/`)
+
+/**
+ * A write root over the cgroup filesystem (a root caller with `write: ['/']`
+ * in Landlock mode): the command may write its own pid into another
+ * cgroup's cgroup.procs and leave the run's — its limits and the kill at
+ * its end. Not stopped, so said.
+ */
+function escapeRoute(parents: readonly string[], writeRoots: readonly string[]): MissingProtection | undefined {
+  const root = writeRoots.find((w) => parents.some((p) => overlaps(w, p)))
+  if (!root) return undefined
+  return {
+    protection: 'cgroup',
+    explicit: false,
+    reason: `the write root ${root} covers the cgroup filesystem: the command can move its processes out of the run's cgroup (${parents.join(', ')}), beyond its limits and the kill at the run's end`,
+    fix: 'use write roots that do not cover /sys/fs/cgroup (a narrower one than /)',
+  }
+}
+
 /** Plan (and, for a launch, make) the run's cgroup for a profile's limits. */
-export function attachCgroup(profileLimits: Limits, materialize: boolean): CgroupAttachment {
+export function attachCgroup(profileLimits: Limits, writeRoots: readonly string[], materialize: boolean): CgroupAttachment {
   const { limits, explicit } = cgroupLimitsOf(profileLimits)
   const probe = probeCgroups()
   if (!probe.ok) return unavailable(limits, explicit, probe.reason, probe.fix)
@@ -89,6 +108,8 @@ export function attachCgroup(profileLimits: Limits, materialize: boolean): Cgrou
     notes: probe.notes,
     ...(cgroup ? { cgroup } : {}),
   }
+  const route = escapeRoute(plan.dirs.map((d) => d.parent), writeRoots)
+  if (route) out.missing.push(route)
   if (plan.unplaced.length) {
     const reason = `no cgroup hierarchy this caller may write in has the ${plan.unplaced.join(', ')} controller: ${plan.unplaced.map((c) => named(c, limits)).join(', ')} not enforced`
     out.limits.reason = reason
