@@ -137,6 +137,14 @@ describeEscape(
       }, 60_000)
     })
 
+    it("the command cannot write itself into another cgroup (the caller's); unconfined it can", async (ctx) => {
+      needCgroup(ctx)
+      const host = probeCgroups()
+      const dir = host.ok ? (host.host.v2 ?? host.host.v1.pids) : undefined
+      if (!dir) return skipNow(ctx, { reason: 'no v2 or v1 pids cgroup of the caller to move into' })
+      await e.denial(limits('join', dir), mode === 'landlock' ? 'EACCES' : 'EROFS')
+    })
+
     describe('a write root over the cgroup filesystem', () => {
       it("is reported (missing cgroup), and rightly: the command can leave the run's cgroup", async (ctx) => {
         needCgroup(ctx)

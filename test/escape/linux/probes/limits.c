@@ -10,6 +10,8 @@
  *   alloc MIB    touch MIB mebibytes one at a time; `OK MIB` when all were
  *                touched. Stopped by a memory limit, the OOM killer ends it
  *                (SIGKILL) — or malloc fails: `ENOMEM k`.
+ *   join DIR     write itself ("0") into DIR/cgroup.procs: leave the run's
+ *                cgroup for another one (`OK`, or the errno of open/write).
  *   daemon SECS  double fork; the grandchild calls setsid() and execs
  *                `sleep SECS` (a value the test makes unique, to find it in
  *                /proc afterwards); prints `OK` once it is running.
@@ -77,7 +79,18 @@ static int cmd_daemon(char **a) {
   return outcome(n == 1 ? 0 : -1);
 }
 
+static int cmd_join(char **a) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/cgroup.procs", a[0]);
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return outcome(-1);
+  long rc = write(fd, "0", 1);
+  close(fd);
+  return outcome(rc == 1 ? 0 : -1);
+}
+
 static const struct probe_cmd cmds[] = {
+  {"join", 1, cmd_join},
   {"fork", 1, cmd_fork},
   {"alloc", 1, cmd_alloc},
   {"daemon", 1, cmd_daemon},
