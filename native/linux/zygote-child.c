@@ -77,9 +77,12 @@ static void report_and_exit(int status_fd, const char *syscall, const char *deta
  * execs from now on (the launcher's supervisor, bwrap, the command and all
  * its descendants, double-forked or setsid()'d) is born inside.
  *
- * Then the files are closed: an open cgroup.procs of a cgroup the caller
- * owns would let the command write any process of its own into it — or, in
- * v1, move itself into the cgroup of another run. It never reaches execve.
+ * Then the files are closed, before any exec: an open cgroup.procs is a
+ * capability (since Linux 5.16 the kernel checks a migration against the
+ * credentials of whoever opened the file, cgroups(7) "delegation
+ * containment"). Held by the command, it would let it pull other processes
+ * of the caller's (a root caller's: any process) into the run's cgroup,
+ * where the kill at the run's end would take them down too.
  */
 static void join_cgroups(struct zy_request *r, size_t ncg) {
   size_t first = r->nfds - ncg;
