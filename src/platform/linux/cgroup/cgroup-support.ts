@@ -10,7 +10,7 @@ import { accessSync, constants as fsc, readFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { locateCallerCgroups, parseCgroupMounts, parseProcCgroup, type CallerCgroups } from './hierarchy.js'
 import type { CgroupController, HostCgroups } from './cgroup-plan.js'
-import { CALLER_LEAF } from './run-cgroup.js'
+import { CALLER_LEAF } from './cgroup-fs.js'
 
 /** How to give an unprivileged caller a cgroup it may divide. */
 export const DELEGATE_FIX = 'run as root, or start the caller in a delegated cgroup v2 subtree: systemd-run --user --scope -p Delegate=yes -- <command> (or Delegate=yes in its service unit)'

@@ -8,14 +8,13 @@
  * Writes are synchronous (a few small files in a pseudo filesystem); only
  * the wait for the killed processes to be gone is asynchronous.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync, constants as fsc } from 'node:fs'
+import { closeSync, mkdirSync, openSync, writeFileSync, constants as fsc } from 'node:fs'
 import { join } from 'node:path'
 import { fromNativeError } from '../../../native/native-error.js'
-import type { SetupError } from '../../../errors.js'
 import type { LimitEvents } from '../../backend.js'
-import type { CgroupDirPlan, CgroupKill, CgroupPlan } from './cgroup-plan.js'
+import type { CgroupKill, CgroupPlan } from './cgroup-plan.js'
 import { pidsIn } from './hierarchy.js'
-
+import { enableControllers, eventCount, PIDNS, readText, removeTree, sleepSync, sweepStale, writeLimits } from './cgroup-fs.js'
 
 /** How long a teardown waits for the killed processes to leave the cgroup (they are already SIGKILLed). */
 const EMPTY_WAIT_MS = 5000
@@ -23,124 +22,6 @@ const POLL_MS = 5
 
 let serial = 0
 const live = new Set<RunCgroup>()
-
-/**
- * Run cgroups are named `cordon-<pid namespace>-<pid>-<n>`: a caller killed
- * with SIGKILL leaves its runs' cgroups behind (killed, as its commands died
- * with it, but not removed), and the next caller in the same pid namespace
- * removes those whose pid is gone. The namespace is in the name so that a
- * caller never takes a pid it cannot see for a dead one.
- */
-const PIDNS = (() => {
-  try {
-    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0'
-  } catch {
-    return '0'
-  }
-})()
-const NAME = new RegExp(`^cordon-${PIDNS}-(\\d+)-\\d+$`)
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-/** Kill and remove what dead callers left below `parent` (a directory listing per run: a few entries). */
-function sweepStale(parent: string): void {
-  let names: string[] = []
-  try {
-    names = readdirSync(parent)
-  } catch {
-    return
-  }
-  for (const name of names) {
-    const m = NAME.exec(name)
-    if (!m || isAlive(Number(m[1]))) continue
-    const dir = join(parent, name)
-    for (const pid of pidsIn(readText(join(dir, 'cgroup.procs')))) {
-      try {
-        process.kill(pid, 'SIGKILL')
-      } catch {
-        /* gone */
-      }
-    }
-    removeTree(dir)
-  }
-}
-
-function readText(path: string): string {
-  try {
-    return readFileSync(path, 'latin1')
-  } catch {
-    return ''
-  }
-}
-
-/** `KEY N` lines (pids.events, memory.events, memory.oom_control): N of `key`, 0 when absent. */
-export function eventCount(text: string, key: string): number {
-  const m = new RegExp(`^${key} (\\d+)$`, 'm').exec(text)
-  return m ? Number(m[1]) : 0
-}
-
-/** The leaf a v2 caller moves its own processes into so its cgroup may hand controllers to the runs' (see `vacate`). */
-export const CALLER_LEAF = 'cordon-caller'
-
-/**
- * cgroup v2's no-internal-process rule (cgroups(7), "no internal processes"):
- * a cgroup that has processes of its own cannot enable controllers for its
- * children. A delegated scope holds the caller itself, so the caller moves
- * every process of that cgroup (itself, its zygote) into a leaf below it,
- * as systemd's delegation documentation asks of a delegatee — once per
- * process; the runs' cgroups are then that leaf's siblings, below the
- * caller's original cgroup and its limits. Not run on a pure-v2 host yet.
- */
-export function vacate(dir: string): void {
-  const leaf = join(dir, CALLER_LEAF)
-  try {
-    mkdirSync(leaf)
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-  }
-  for (let round = 0; round < 5; round++) {
-    const pids = pidsIn(readText(join(dir, 'cgroup.procs')))
-    if (pids.length === 0) return
-    for (const pid of pids) {
-      try {
-        writeFileSync(join(leaf, 'cgroup.procs'), String(pid))
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ESRCH') throw e
-      }
-    }
-  }
-}
-
-/** Enable the controllers the run's v2 cgroup needs in its parent's cgroup.subtree_control. */
-function enableControllers(d: CgroupDirPlan): void {
-  if (d.version !== 2 || d.controllers.length === 0) return
-  const have = readText(join(d.parent, 'cgroup.subtree_control')).trim().split(/\s+/)
-  const add = d.controllers.filter((c) => !have.includes(c))
-  if (add.length === 0) return
-  const enable = () => writeFileSync(join(d.parent, 'cgroup.subtree_control'), add.map((c) => `+${c}`).join(' '))
-  try {
-    enable()
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EBUSY') throw e
-    vacate(d.parent)
-    enable()
-  }
-}
-
-function writeLimits(dir: string, d: CgroupDirPlan): void {
-  for (const w of d.writes) {
-    const path = join(dir, w.file)
-    if (w.optional && !existsSync(path)) continue
-    writeFileSync(path, w.value)
-  }
-}
 
 export class RunCgroup {
   /** Directories made, in plan order. */
@@ -179,7 +60,8 @@ export class RunCgroup {
     } catch (e) {
       rc.closeProcs()
       rc.removeDirs()
-      throw fromNativeError(e, { step: 'cgroup', syscall: step.syscall, detail: `could not make the run's cgroup (${step.path})` })
+      const path = (e as NodeJS.ErrnoException).path ?? step.path // node:fs names the file that failed
+      throw fromNativeError(e, { step: 'cgroup', syscall: step.syscall, detail: `could not make the run's cgroup (${path})` })
     }
     live.add(rc)
     return rc
@@ -316,38 +198,6 @@ export class RunCgroup {
     if (this.members().length) this.killAll()
     for (let i = 0; i < waitMs && this.members().length; i++) sleepSync(1)
     if (this.removeDirs()) live.delete(this)
-  }
-}
-
-/** rmdir a cgroup and any cgroup below it, deepest first; false when one is still busy. */
-function removeTree(dir: string): boolean {
-  let ok = true
-  let subs: string[] = []
-  try {
-    subs = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)
-  } catch {
-    return true // gone
-  }
-  for (const s of subs) ok = removeTree(join(dir, s)) && ok
-  try {
-    rmdirSync(dir)
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT'
-  }
-  return ok
-}
-
-const pause = new Int32Array(new SharedArrayBuffer(4))
-function sleepSync(ms: number): void {
-  Atomics.wait(pause, 0, 0, ms)
-}
-
-/** Create a run's cgroup, or say why not. */
-export function tryCreateRunCgroup(plan: CgroupPlan): RunCgroup | SetupError {
-  try {
-    return RunCgroup.create(plan)
-  } catch (e) {
-    return e as SetupError
   }
 }
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { cpuQuotaUs, planCgroups, type HostCgroups } from '../../../../../src/platform/linux/cgroup/cgroup-plan.js'
 import { cgroupLimitsOf, DEFAULT_PIDS } from '../../../../../src/platform/linux/cgroup/attach.js'
 import { describeHost, hasCgroupKill, writableCgroups } from '../../../../../src/platform/linux/cgroup/cgroup-support.js'
-import { eventCount } from '../../../../../src/platform/linux/cgroup/run-cgroup.js'
+import { eventCount } from '../../../../../src/platform/linux/cgroup/cgroup-fs.js'
 import { limitsSchema } from '../../../../../src/profile/schema.js'
 
 const limits = { pids: 64, memory: 64 << 20, cpus: 0.5 }
