@@ -5,10 +5,11 @@
  * removing a tree of cgroups, and removing what a caller killed with
  * SIGKILL left behind. run-cgroup.ts is the lifecycle built on these.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CgroupDirPlan } from './cgroup-plan.js'
 import { pidsIn } from './hierarchy.js'
+import { isAlive, pidNamespace } from '../pid-namespace.js'
 
 /**
  * Run cgroups are named `cordon-<pid namespace>-<pid>-<n>`: a caller killed
@@ -17,23 +18,8 @@ import { pidsIn } from './hierarchy.js'
  * removes those whose pid is gone. The namespace is in the name so that a
  * caller never takes a pid it cannot see for a dead one.
  */
-export const PIDNS = (() => {
-  try {
-    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0'
-  } catch {
-    return '0'
-  }
-})()
+export const PIDNS = pidNamespace()
 const NAME = new RegExp(`^cordon-${PIDNS}-(\\d+)-\\d+$`)
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 /** Kill and remove what dead callers left below `parent` (a directory listing per run: a few entries). */
 export function sweepStale(parent: string): void {
