@@ -6,12 +6,13 @@
  * alive and the directories are gone.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { planCgroups, type CgroupPlan, type HostCgroups } from '../../../../../src/platform/linux/cgroup/cgroup-plan.js'
 import { probeCgroups } from '../../../../../src/platform/linux/cgroup/cgroup-support.js'
 import { RunCgroup } from '../../../../../src/platform/linux/cgroup/run-cgroup.js'
+import { CALLER_LEAF, vacate } from '../../../../../src/platform/linux/cgroup/cgroup-fs.js'
 import { describeWhere, itWhere, unless } from '../../../../helpers/requirements.js'
 
 const probe = probeCgroups()
@@ -95,6 +96,23 @@ describeWhere(missing, 'a run cgroup torn down', () => {
       expect(existsSync(live)).toBe(true)
     } finally {
       for (const d of [stale, live]) if (existsSync(d)) rmdirSync(d)
+    }
+  })
+
+  itWhere(unless(host?.v2 !== undefined, 'no writable cgroup v2 hierarchy here (a v1-only host)'), "vacate: every process of a v2 cgroup moves into its leaf (the no-internal-process rule's way out)", async () => {
+    const parent = join(host!.v2!, `cordon-vacate-test-${process.pid}`)
+    mkdirSync(parent)
+    const sleeper = spawn('sleep', ['60'], { stdio: 'ignore' })
+    try {
+      await new Promise((r) => sleeper.once('spawn', r))
+      writeFileSync(join(parent, 'cgroup.procs'), String(sleeper.pid))
+      vacate(parent)
+      expect(readFileSync(join(parent, 'cgroup.procs'), 'latin1')).toBe('')
+      expect(readFileSync(join(parent, CALLER_LEAF, 'cgroup.procs'), 'latin1').trim()).toBe(String(sleeper.pid))
+    } finally {
+      sleeper.kill('SIGKILL')
+      await new Promise((r) => sleeper.once('exit', r))
+      for (const d of [join(parent, CALLER_LEAF), parent]) if (existsSync(d)) rmdirSync(d)
     }
   })
 
