@@ -75,6 +75,8 @@ export interface LimitEvents {
   pidsLimitHit: number
   /** Processes killed for going over `memory` (memory.events / v1 memory.oom_control `oom_kill`). */
   oomKills: number
+  /** Periods in which the run was held back by `cpus` (cpu.stat `nr_throttled`). */
+  cpuThrottled: number
 }
 
 export interface StartedRun {

@@ -44,7 +44,7 @@ function withMarker(marker: string): number[] {
 const uniqueSeconds = () => `${300 + randomInt(1000)}.${randomInt(1_000_000)}`
 
 const count = (reply: DriverReply) => Number(reply.result?.stdout.trim().split(' ')[1])
-const events = (reply: DriverReply) => (reply.result as { limitEvents?: { pidsLimitHit: number; oomKills: number } } | undefined)?.limitEvents
+const events = (reply: DriverReply) => (reply.result as { limitEvents?: { pidsLimitHit: number; oomKills: number; cpuThrottled: number } } | undefined)?.limitEvents
 
 describeEscape(
   'resource limits',
@@ -120,6 +120,17 @@ describeEscape(
         expect(confined.result!.signal, JSON.stringify(confined.result)).toBe('SIGKILL')
         expect(events(confined)?.oomKills).toBeGreaterThan(0)
         expect(plain.result!.stdout.trim()).toBe('OK 256')
+      }, 60_000)
+
+      it('a busy loop gets about its CPU limit (cpus 0.1) and the result says it was held back; unconfined it runs', async (ctx) => {
+        needCgroup(ctx)
+        const wall = 1500
+        const [confined, plain] = await e.both(limits('spin', String(wall)), limited({ cpus: 0.1 }))
+        expect(outcomeOf(confined), JSON.stringify(confined.result)).toBe('OK')
+        // 10 % of 1.5 s is 150 ms; the slack covers the first period and a loaded machine.
+        expect(count(confined)).toBeLessThan(wall * 0.35)
+        expect(events(confined)?.cpuThrottled).toBeGreaterThan(0)
+        expect(outcomeOf(plain)).toBe('OK')
       }, 60_000)
 
       it('a double-forked, setsid() process is gone when the run ends; unconfined it outlives its parent', async (ctx) => {

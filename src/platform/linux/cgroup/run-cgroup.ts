@@ -150,11 +150,13 @@ export class RunCgroup {
   private events(): LimitEvents {
     const pids = this.dirOf('pids')
     const mem = this.dirOf('memory')
+    const cpu = this.dirOf('cpu')
     const memV2 = this.plan.dirs.find((d) => d.controllers.includes('memory'))?.version === 2
     return {
       pidsLimitHit: pids ? eventCount(readText(join(pids, 'pids.events')), 'max') : 0,
       // v1: memory.oom_control's oom_kill counter (Linux 4.13).
       oomKills: mem ? eventCount(readText(join(mem, memV2 ? 'memory.events' : 'memory.oom_control')), 'oom_kill') : 0,
+      cpuThrottled: cpu ? eventCount(readText(join(cpu, 'cpu.stat')), 'nr_throttled') : 0,
     }
   }
 

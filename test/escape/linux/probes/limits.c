@@ -10,6 +10,8 @@
  *   alloc MIB    touch MIB mebibytes one at a time; `OK MIB` when all were
  *                touched. Stopped by a memory limit, the OOM killer ends it
  *                (SIGKILL) — or malloc fails: `ENOMEM k`.
+ *   spin MS      run a busy loop for MS milliseconds of wall-clock time;
+ *                print `OK` and the milliseconds of CPU it got.
  *   join DIR     write itself ("0") into DIR/cgroup.procs: leave the run's
  *                cgroup for another one (`OK`, or the errno of open/write).
  *   daemon SECS  double fork; the grandchild calls setsid() and execs
@@ -20,6 +22,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_CHILDREN 4096
@@ -79,6 +82,21 @@ static int cmd_daemon(char **a) {
   return outcome(n == 1 ? 0 : -1);
 }
 
+static long now_ms(clockid_t clock) {
+  struct timespec t;
+  clock_gettime(clock, &t);
+  return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
+}
+
+static int cmd_spin(char **a) {
+  long ms = atol(a[0]);
+  long start = now_ms(CLOCK_MONOTONIC);
+  volatile unsigned long x = 0;
+  while (now_ms(CLOCK_MONOTONIC) - start < ms) x++;
+  printf("OK %ld\n", now_ms(CLOCK_PROCESS_CPUTIME_ID));
+  return 0;
+}
+
 static int cmd_join(char **a) {
   char path[4096];
   snprintf(path, sizeof path, "%s/cgroup.procs", a[0]);
@@ -91,6 +109,7 @@ static int cmd_join(char **a) {
 
 static const struct probe_cmd cmds[] = {
   {"join", 1, cmd_join},
+  {"spin", 1, cmd_spin},
   {"fork", 1, cmd_fork},
   {"alloc", 1, cmd_alloc},
   {"daemon", 1, cmd_daemon},

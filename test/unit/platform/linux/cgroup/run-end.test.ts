@@ -43,7 +43,7 @@ describeWhere(missing, "the end of a run removes its cgroup", () => {
     const sb = sandbox()
     const r = await sb.run(['true'])
     expect(r.enforcement.limits?.cgroup).not.toBeNull()
-    expect(r.limitEvents).toEqual({ pidsLimitHit: 0, oomKills: 0 })
+    expect(r.limitEvents).toEqual({ pidsLimitHit: 0, oomKills: 0, cpuThrottled: 0 })
     expect(ours()).toEqual([])
     sb.close()
   })
