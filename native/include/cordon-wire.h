@@ -40,6 +40,11 @@
  * and, in namespace mode, the bind sources bwrap mounts by descriptor, on
  * fds 5, 6, … of the child. The kernel's own cap is SCM_MAX_FD (253). */
 #define CORDON_MAX_REQUEST_FDS 64
+/* A launch request may also carry, LAST, up to this many open cgroup.procs
+ * files (cgroups(7)): the child writes itself into each before it runs any
+ * code of the command's, and closes them. One per hierarchy: the v2 one and
+ * the v1 pids, memory, cpu and freezer hierarchies of a hybrid host. */
+#define CORDON_MAX_CGROUP_FDS 8
 
 /* ---------- size limits ---------- */
 
@@ -72,8 +77,8 @@
 
 /* The first field of a request. Each request gets one int32 reply: the
  * child's pid, 0 for a kill, or -errno. */
-#define CORDON_REQ_LAUNCH "L" /* L UMASK + 5 fds: run the launcher on them */
-#define CORDON_REQ_EXEC "X"   /* X UMASK FILE ARGS… + ≥5 fds: execve FILE (bwrap) */
+#define CORDON_REQ_LAUNCH "L" /* L UMASK NCG + 5 (+NCG) fds: run the launcher on them */
+#define CORDON_REQ_EXEC "X"   /* X UMASK NCG FILE ARGS… + ≥5 (+NCG) fds: execve FILE (bwrap) */
 #define CORDON_REQ_KILL "K"   /* K PID SIG SCOPE: signal a child not yet reaped */
 /* SCOPE of a kill: the child's process group, or the child alone. */
 #define CORDON_KILL_GROUP "g"
@@ -140,6 +145,7 @@
   NUM(fd, zygoteRequests, CORDON_FD_ZYGOTE_REQUESTS)                     \
   NUM(fd, zygoteEvents, CORDON_FD_ZYGOTE_EVENTS)                         \
   NUM(fd, maxPerRequest, CORDON_MAX_REQUEST_FDS)                         \
+  NUM(fd, maxCgroups, CORDON_MAX_CGROUP_FDS)                             \
   NUM(limit, requestBytes, CORDON_MAX_REQUEST_BYTES)                     \
   NUM(limit, requestFields, CORDON_MAX_REQUEST_FIELDS)                   \
   NUM(limit, planBytes, CORDON_MAX_PLAN_BYTES)                           \

@@ -52,12 +52,47 @@ static int place_fds(const struct zy_request *r, int *status_fd) {
   return cordon_close_from(n, ~0U >> 1);
 }
 
-static void report_and_exit(int status_fd, const char *syscall, const char *detail, int code) {
+static void report_step_and_exit(int status_fd, const char *step, const char *syscall, const char *detail, int code) {
   struct cordon_err e;
-  cordon_err_set(&e, "launch", syscall, errno);
+  cordon_err_set(&e, step, syscall, errno);
   if (detail) snprintf(e.detail, sizeof e.detail, "%s", detail);
   status_write_err(status_fd, &e);
   _exit(code);
+}
+
+static void report_and_exit(int status_fd, const char *syscall, const char *detail, int code) {
+  report_step_and_exit(status_fd, "launch", syscall, detail, code);
+}
+
+/*
+ * Join the run's cgroups (cgroups(7)): the caller created them, set their
+ * limits and opened each one's cgroup.procs; the request carries those files
+ * last. Writing "0" moves the writing process (the kernel reads pid 0 as
+ * "the caller", in v1 and v2 alike), so no pid crosses a pid namespace.
+ *
+ * Why here, in the forked child and before anything else: a process that
+ * ran even one instruction of the command's outside the cgroup could fork
+ * a child that stays outside it — beyond pids.max, memory.max, and beyond
+ * the cgroup-wide kill that ends the run. Everything this child forks or
+ * execs from now on (the launcher's supervisor, bwrap, the command and all
+ * its descendants, double-forked or setsid()'d) is born inside.
+ *
+ * Then the files are closed, before any exec: an open cgroup.procs is a
+ * capability (since Linux 5.16 the kernel checks a migration against the
+ * credentials of whoever opened the file, cgroups(7) "delegation
+ * containment"). Held by the command, it would let it pull other processes
+ * of the caller's (a root caller's: any process) into the run's cgroup,
+ * where the kill at the run's end would take them down too.
+ */
+static void join_cgroups(struct zy_request *r, size_t ncg) {
+  size_t first = r->nfds - ncg;
+  for (size_t i = first; i < r->nfds; i++) {
+    ssize_t w;
+    do w = write(r->fds[i], "0", 1); while (w < 0 && errno == EINTR);
+    if (w != 1) report_step_and_exit(r->fds[CORDON_FD_STATUS], "cgroup", "write", "cgroup.procs", CORDON_EXIT_SETUP);
+  }
+  for (size_t i = first; i < r->nfds; i++) close(r->fds[i]);
+  r->nfds = first; /* place_fds never sees them */
 }
 
 /* Namespace mode: exec bwrap on fds 0..n-1, with an empty environment (the
@@ -72,8 +107,9 @@ static void exec_wrapper(char **argv) {
 /* In the child (the spare, or a fork when there is none): run one request,
  * which the zygote has already checked. Never returns. */
 static void child_main(struct zy_request *r, const struct zy_parsed *q, int sig_fd) {
-  if (q->kind == ZY_KILL || r->nfds < CORDON_CHILD_FDS) _exit(CORDON_EXIT_SETUP);
+  if (q->kind == ZY_KILL || r->nfds < CORDON_CHILD_FDS + q->ncg) _exit(CORDON_EXIT_SETUP);
   reset_child(sig_fd, q->umask);
+  join_cgroups(r, q->ncg);
   int status_fd = r->fds[CORDON_FD_STATUS]; /* the status fd as received, until place_fds lifts it */
   if (place_fds(r, &status_fd) < 0) report_and_exit(status_fd, "dup2", NULL, CORDON_EXIT_SETUP);
   if (q->kind == ZY_LAUNCH) _exit(launcher_run(CORDON_FD_PLAN, CORDON_FD_STATUS));

@@ -95,14 +95,19 @@ static long whole_number(const char *s, int base, long lo, long hi) {
 }
 
 static int parse_spawn(const struct zy_request *r, struct zy_parsed *out, enum zy_kind kind) {
+  long mask = out->nfields >= 3 ? whole_number(out->fields[1], 8, 0, 0777) : -1;
+  long ncg = out->nfields >= 3 ? whole_number(out->fields[2], 10, 0, CORDON_MAX_CGROUP_FDS) : -1;
+  if (mask < 0 || ncg < 0 || (size_t)ncg > r->nfds) return -EINVAL;
   /* The launcher takes exactly its five descriptors; bwrap also the bind
-   * sources after them. */
-  int fds_ok = kind == ZY_EXEC ? r->nfds >= CORDON_CHILD_FDS : r->nfds == CORDON_CHILD_FDS;
-  long mask = out->nfields >= 2 ? whole_number(out->fields[1], 8, 0, 0777) : -1;
-  if (!fds_ok || mask < 0 || (kind == ZY_EXEC && out->nfields < 3)) return -EINVAL;
+   * sources after them. The cgroup.procs files come last and are counted
+   * apart, so a bind source can never be taken for one (or the reverse). */
+  size_t own = r->nfds - (size_t)ncg;
+  int fds_ok = kind == ZY_EXEC ? own >= CORDON_CHILD_FDS : own == CORDON_CHILD_FDS;
+  if (!fds_ok || (kind == ZY_EXEC && out->nfields < 4)) return -EINVAL;
   out->kind = kind;
   out->umask = (mode_t)mask;
-  out->argv = kind == ZY_EXEC ? out->fields + 2 : NULL;
+  out->ncg = (size_t)ncg;
+  out->argv = kind == ZY_EXEC ? out->fields + 3 : NULL;
   return 0;
 }
 

@@ -3,8 +3,10 @@
  * constants): one SOCK_SEQPACKET message of NUL-terminated fields, with the
  * child's descriptors attached as SCM_RIGHTS (unix(7)).
  *
- *   "L\0" UMASK "\0"                 + 5 fds   run the launcher on fds 0..4
- *   "X\0" UMASK "\0" FILE "\0" ARGS… + ≥5 fds  execve FILE ARGS… on fds 0..n-1
+ *   "L\0" UMASK "\0" NCG "\0"                 + 5 fds   run the launcher on fds 0..4
+ *   "X\0" UMASK "\0" NCG "\0" FILE "\0" ARGS… + ≥5 fds  execve FILE ARGS… on fds 0..n-1
+ *     (either: NCG more fds at the end, open cgroup.procs files the child
+ *     joins before anything else runs; they are never passed on)
  *   "K\0" PID "\0" SIG "\0" g|p "\0"           signal a child not yet reaped:
  *                                              its process group, or it alone
  *
@@ -34,6 +36,7 @@ enum zy_kind { ZY_LAUNCH, ZY_EXEC, ZY_KILL };
 struct zy_parsed {
   enum zy_kind kind;
   mode_t umask;     /* L, X: the caller's umask */
+  size_t ncg;       /* L, X: the last `ncg` descriptors are cgroup.procs files to join */
   char **argv;      /* X: FILE ARGS…, NULL-terminated */
   pid_t pid;        /* K */
   int sig;          /* K */

@@ -10,6 +10,7 @@ import { SetupError } from '../errors.js'
 import { createSandbox } from '../sandbox/sandbox.js'
 import { hardenProcess } from '../harden.js'
 import type { SandboxOptions } from '../sandbox/options.js'
+import type { SandboxResult } from '../sandbox/result.js'
 import { one, parseArgs, UsageError, type Parsed } from './args.js'
 import { EXIT, RUN } from './flags.js'
 import { printHelp } from './help.js'
@@ -65,6 +66,16 @@ function exitFor(err: unknown): number {
   return EXIT.setup
 }
 
+/** What the run's limits stopped, in words (a command killed at the memory limit otherwise shows only "Killed"). */
+function limitLines(r: SandboxResult): string[] {
+  const ev = r.limitEvents
+  const l = r.enforcement.limits
+  const out: string[] = []
+  if (ev?.pidsLimitHit) out.push(`the process limit (pids ${l?.pids}) refused ${ev.pidsLimitHit} fork(s)`)
+  if (ev?.oomKills) out.push(`${ev.oomKills} process(es) killed at the memory limit (memory ${l?.memory} bytes)`)
+  return out
+}
+
 export async function runCommand(argv: readonly string[], io: Io): Promise<number> {
   const p = parseArgs(argv, RUN)
   const json = p.switches.has('--json')
@@ -86,7 +97,10 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
     try {
       const r = await sb.run(parsed.command, { stdin: parsed.json ? 'ignore' : 'inherit', stdout: stdio, stderr: stdio, signal: ac.signal, ...(parsed.timeout ? { timeout: parsed.timeout } : {}) })
       if (parsed.json) io.stdout(JSON.stringify(r, null, 2) + '\n')
-      else if (r.enforcement.status !== 'full') io.stderr(`cordon: enforcement ${r.enforcement.status} (${r.enforcement.mode}): missing ${r.enforcement.missing.map((m) => m.protection).join(', ')}\n`)
+      else {
+        if (r.enforcement.status !== 'full') io.stderr(`cordon: enforcement ${r.enforcement.status} (${r.enforcement.mode}): missing ${r.enforcement.missing.map((m) => m.protection).join(', ')}\n`)
+        for (const line of limitLines(r)) io.stderr(`cordon: ${line}\n`)
+      }
       if (r.signal) return 128 + ((constants.signals as Record<string, number>)[r.signal] ?? 0)
       // Stopped by the caller's ^C or SIGTERM before the command started or
       // without a status of its own: the shell convention, 128 + that signal.

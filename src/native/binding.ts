@@ -44,7 +44,7 @@ export interface NativeWire {
   /** The launcher's command-line flags. */
   arg: { zygote: string; planFd: string; statusFd: string }
   /** Descriptor numbers in a launched child and in the zygote, and the most one request carries. */
-  fd: { plan: number; status: number; childCount: number; zygoteRequests: number; zygoteEvents: number; maxPerRequest: number }
+  fd: { plan: number; status: number; childCount: number; zygoteRequests: number; zygoteEvents: number; maxPerRequest: number; maxCgroups: number }
   /** Size limits: a zygote request (bytes, fields) and a plan (bytes). */
   limit: { requestBytes: number; requestFields: number; planBytes: number }
   /** Exit statuses of a launched child. */

@@ -101,6 +101,18 @@ export interface RunEnd {
   all?: Buffer
   truncated: boolean
   enforcement: Enforcement
+  /** What the run's cgroup counted (absent: it had none). */
+  limitEvents?: LimitEvents
+}
+
+/** What the run's limits stopped: forks refused at the process limit, processes the OOM killer ended at the memory limit. */
+export interface LimitEvents {
+  /** Forks and clones refused because the run had `pids` processes and threads (pids.events `max`). */
+  pidsLimitHit: number
+  /** Processes killed for going over `memory` (memory.events / v1 memory.oom_control `oom_kill`). */
+  oomKills: number
+  /** Periods in which the run was held back by `cpus` (cpu.stat `nr_throttled`). */
+  cpuThrottled: number
 }
 
 export interface StartedRun {
@@ -141,6 +153,8 @@ export interface DoctorReport {
   modes: Record<string, boolean>
   /** What `mode: 'auto'` picks here, and why. */
   auto: { mode: EnforcementMode; reason: string }
+  /** Linux: whether runs get a cgroup of their own here, in which version, with which controllers (or why not). */
+  cgroups?: { usable: boolean; version?: 'v1' | 'v2' | 'hybrid'; controllers: string[]; reason?: string; fix?: string }
   /** Linux: why namespace mode is unavailable (absent when it works). */
   namespaces?: { cause: string; reason: string; fix: string }
 }

@@ -84,6 +84,23 @@ export interface WideningLimits {
   modeForExcluded?: 'landlock' | 'namespaces'
 }
 
+/**
+ * The run's own cgroup and the limits in force in it (Linux, cgroups(7)).
+ * A limit that is null is not enforced — not asked for, or `reason` says why.
+ */
+export interface ResourceLimits {
+  /** The run's cgroup: which hierarchies hold it, and how its end kills everything in it; null: none (see `reason`). */
+  cgroup: { version: 'v1' | 'v2' | 'hybrid'; kill: 'cgroup.kill' | 'freezer' | 'signal' } | null
+  /** Processes and threads of the whole run at once (pids.max). */
+  pids: number | null
+  /** Bytes of memory of the whole run (memory.max). */
+  memory: number | null
+  /** CPUs' worth of time (cpu.max). */
+  cpus: number | null
+  /** Why there is no cgroup, or a limit asked for is not in force. */
+  reason?: string
+}
+
 export interface Enforcement {
   mode: EnforcementMode
   modeReason: string
@@ -93,7 +110,7 @@ export interface Enforcement {
    * never `partial` when every file the caller can reach is reachable.
    */
   status: 'full' | 'partial' | 'none'
-  /** The confinement mechanisms in force (Linux: `namespaces`, `landlock`, `seccomp`). */
+  /** The confinement mechanisms in force (Linux: `namespaces`, `landlock`, `seccomp`, `cgroup`). */
   mechanisms: string[]
   /** `off`: no sockets; `inet`: every host over IP, no host unix socket; `on`: every host and local socket. */
   network: 'off' | 'inet' | 'on'
@@ -114,11 +131,18 @@ export interface Enforcement {
   missing: MissingProtection[]
   notes: string[]
   widening: WideningLimits
+  /** Resource limits of the whole run (Linux: its cgroup); absent where the backend has none. */
+  limits?: ResourceLimits
   platform: PlatformEnforcement
 }
 
+/** The mechanisms that confine what the command may access: a `cgroup` limits resources and confines no access. */
+export function confining(mechanisms: readonly string[]): string[] {
+  return mechanisms.filter((m) => m !== 'cgroup')
+}
+
 export function statusOf(e: Pick<Enforcement, 'mechanisms' | 'filesystem' | 'missing'>): Enforcement['status'] {
-  if (e.mechanisms.length === 0 || !e.filesystem.confined) return 'none'
+  if (confining(e.mechanisms).length === 0 || !e.filesystem.confined) return 'none'
   return e.missing.length === 0 ? 'full' : 'partial'
 }
 

@@ -14,9 +14,12 @@ export interface RlimitPlan {
   hard: string
 }
 
+/** The setrlimit(2) resources a profile may set; its cgroup limits (pids, memory, cpus) are the run's cgroup's (linux/cgroup/). */
+const RLIMITS = ['nproc', 'nofile', 'fsize', 'as', 'cpu'] as const
+
 /** The profile's limits as the launcher's rlimits (soft = hard). */
 export function rlimitsOf(policy: ResolvedPolicy): RlimitPlan[] {
-  return Object.entries(policy.limits)
+  return RLIMITS.map((resource) => [resource, policy.limits[resource]] as const)
     .filter(([, v]) => v !== undefined)
     .map(([resource, v]) => ({ resource, soft: String(v), hard: String(v) }))
 }

@@ -61,7 +61,25 @@ export const envSchema = z.strictObject({
 export const networkSchema = z.enum(['off', 'inet', 'on'])
 
 const limit = z.optional(z.int().check(z.nonnegative()))
-export const limitsSchema = z.strictObject({ nproc: limit, nofile: limit, fsize: limit, as: limit, cpu: limit })
+/** A cgroup limit: a positive amount, or `max` (cgroups' own word for "not limited"). */
+const cgroupLimit = (n: z.ZodMiniType<number>) => z.optional(z.union([n, z.literal('max')]))
+/**
+ * `nproc` … `cpu`: setrlimit(2) limits, per process (a root command ignores
+ * RLIMIT_NPROC). `pids`, `memory`, `cpus`: limits of the run's own cgroup,
+ * for the whole tree of processes together (docs/policies.md): processes
+ * and threads at once (default 4096), bytes of memory, CPUs' worth of time
+ * (0.5 = half of one CPU).
+ */
+export const limitsSchema = z.strictObject({
+  nproc: limit,
+  nofile: limit,
+  fsize: limit,
+  as: limit,
+  cpu: limit,
+  pids: cgroupLimit(z.int().check(z.positive())),
+  memory: cgroupLimit(z.int().check(z.positive())),
+  cpus: cgroupLimit(z.number().check(z.positive(), z.lte(4096))),
+})
 
 export const profileSchema = z.strictObject({
   $schema: z.optional(z.string()),

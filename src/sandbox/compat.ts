@@ -5,7 +5,7 @@
  */
 import { UnsupportedError } from '../errors.js'
 import type { Compat } from '../profile/schema.js'
-import type { Enforcement } from '../platform/enforcement.js'
+import { confining, type Enforcement } from '../platform/enforcement.js'
 
 export interface CompatChoice {
   compat: Compat | undefined
@@ -18,7 +18,7 @@ export interface CompatChoice {
 export function checkCompat(e: Enforcement, choice: CompatChoice): void {
   const { compat, unsandboxed, allowUnconfinedFilesystem } = choice
   if (e.status === 'none' && !unsandboxed) {
-    if (e.mechanisms.length === 0) {
+    if (confining(e.mechanisms).length === 0) {
       const why = e.missing.map((m) => m.reason).join('; ')
       throw new UnsupportedError('sandbox', 'at least one confinement mechanism', 'none', why || 'no mechanism applies')
     }

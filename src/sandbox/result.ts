@@ -8,6 +8,7 @@
  * UnsupportedError).
  */
 import type { Enforcement } from '../platform/enforcement.js'
+import type { LimitEvents } from '../platform/backend.js'
 
 export interface SandboxResult<Output extends string | Buffer = string> {
   command: string[]
@@ -27,4 +28,10 @@ export interface SandboxResult<Output extends string | Buffer = string> {
   isCanceled: boolean
   durationMs: number
   enforcement: Enforcement
+  /**
+   * What the run's resource limits stopped (Linux, a run with its own
+   * cgroup): `pidsLimitHit` forks refused at the process limit, `oomKills`
+   * processes the kernel killed for going over the memory limit.
+   */
+  limitEvents?: LimitEvents
 }

@@ -120,6 +120,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
         isCanceled,
         durationMs: nowMs() - started,
         enforcement: end.enforcement,
+        ...(end.limitEvents ? { limitEvents: end.limitEvents } : {}),
       }
     } finally {
       if (timer) clearTimeout(timer)

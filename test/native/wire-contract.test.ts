@@ -6,13 +6,14 @@
  * and the zygote really behave by those numbers.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Readable, Writable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadNative } from '../../src/native/load.js'
-import { EXIT_SETUP, LAUNCHER_ARGS, PLAN_FD, STATUS_FD } from '../../src/platform/linux/launch/launch.js'
+import { EXIT_SETUP, LAUNCHER_ARGS, PLAN_FD, STATUS_FD, launch as startLaunch } from '../../src/platform/linux/launch/launch.js'
+import type { LauncherPlan } from '../../src/platform/linux/landlock/plan.js'
 import { WIRE } from '../../src/platform/linux/launch/wire.js'
 import { zygoteFor } from '../../src/platform/linux/launch/zygote.js'
 
@@ -106,5 +107,25 @@ describe('the zygote holds to the limits of the wire protocol', () => {
   it(`sends at most ${WIRE.fd.maxPerRequest} descriptors with one request`, () => {
     expect(() => call(Buffer.from('Q\0'), Array.from({ length: WIRE.fd.maxPerRequest + 1 }, () => 0))).toThrow(expect.objectContaining({ code: 'EINVAL', syscall: 'sendmsg' }))
     expect(call(Buffer.from('Q\0'), Array.from({ length: WIRE.fd.maxPerRequest }, () => 0))).toBe(-22)
+  })
+})
+
+describe('the cgroup files of a launch request', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cordon-wire-cg-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it(`one the child cannot write itself into stops the launch before the command runs: step 'cgroup', exit ${WIRE.exit.setup}`, async () => {
+    const marker = join(dir, 'ran')
+    const plan = { v: WIRE.plan.version, argv: ['/bin/sh', '-c', `: > ${marker}`], env: ['PATH=/usr/bin:/bin'], cwd: dir, rlimits: [], landlock: null, seccomp: null }
+    const readOnly = openSync('/dev/null', 'r') // write(2) on it: EBADF
+    try {
+      const l = startLaunch({ launcher: launcherPath, file: launcherPath, args: [...LAUNCHER_ARGS], plan: plan as unknown as LauncherPlan, cgroupProcs: [readOnly], stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', streams: false })
+      const [exit, final] = await Promise.all([l.exit, l.final])
+      expect(exit.exitCode).toBe(WIRE.exit.setup)
+      expect(final.setup).toMatchObject({ ok: false, step: 'cgroup', syscall: 'write', errno: 9 })
+      expect(existsSync(marker)).toBe(false)
+    } finally {
+      closeSync(readOnly)
+    }
   })
 })

@@ -11,6 +11,7 @@ import { APPARMOR_FIX, CONTAINER_FIX, MAX_USERNS_FIX, USERNS_CLONE_FIX } from '.
 import { probeNamespaces, type NamespaceSupport } from './namespaces/bwrap-probe.js'
 import { probeHostWithUserns } from './probe.js'
 import { errnoName } from '../../native/errno.js'
+import { cgroupDoctorCheck, cgroupDoctorFacts } from './cgroup/cgroup-support.js'
 
 function usernsCheck(p: NativeProbe): DoctorCheck {
   if (p.userns) return { mechanism: 'user namespaces', ok: true, detail: 'unprivileged user + mount namespaces work' }
@@ -59,6 +60,7 @@ export function linuxDoctor(): DoctorReport {
       : { mechanism: 'seccomp', ok: false, detail: `unavailable: ${errnoName(p.seccompErrno)}`, fix: 'a kernel with CONFIG_SECCOMP_FILTER' },
     usernsCheck(p),
     ...bwrapChecks(ns),
+    cgroupDoctorCheck(p.kernel),
     { mechanism: 'no_new_privs (caller)', ok: true, detail: p.noNewPrivs ? 'already set on this process' : 'not set on this process (set in every child)' },
   ]
   const landlock = p.landlockAbi !== null || p.seccomp
@@ -70,6 +72,7 @@ export function linuxDoctor(): DoctorReport {
     checks,
     modes: { landlock, namespaces: ns.ok },
     auto,
+    cgroups: cgroupDoctorFacts(),
     ...(ns.ok ? {} : { namespaces: { cause: ns.cause, reason: ns.reason, fix: ns.fix } }),
   }
 }

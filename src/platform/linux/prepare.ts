@@ -27,6 +27,7 @@ import { buildNamespacePlan, type NamespacePlan } from './namespaces/bwrap-mode.
 import { acquirePlaceholder, releasePlaceholder } from './namespaces/bwrap-placeholders.js'
 import { forgetNamespaceProbe, probeNamespaces, type NamespaceSupport } from './namespaces/bwrap-probe.js'
 import { diagnoseBwrapFailure, mountChurn, type NamespaceCause } from './namespaces/bwrap-diagnose.js'
+import { attachCgroup } from './cgroup/attach.js'
 
 export { releaseIdlePlaceholders } from './namespaces/bwrap-placeholders.js'
 
@@ -42,11 +43,29 @@ export interface PrepareOptions {
 
 const releases = new WeakMap<Prepared, () => void>()
 
-/** Give back what a launch held (placeholder leases) once its command has exited. */
+/** Give back what a launch held (placeholder leases, its cgroup if the run never got to remove it) once its command has exited. */
 export function releasePrepared(prepared: Prepared): void {
   const release = releases.get(prepared)
   releases.delete(prepared)
   release?.()
+  prepared.cgroup?.teardownSync()
+}
+
+/**
+ * Every sandboxed launch runs in a cgroup of its own where the caller may
+ * make one (cgroup/attach.ts); the report says which limits are in force,
+ * and what could not be applied is listed as missing.
+ */
+function withCgroup(prepared: Prepared, policy: ResolvedPolicy, materialize: boolean): Prepared {
+  const a = attachCgroup(policy.limits, policy.writeRoots, materialize)
+  const e = prepared.enforcement
+  e.limits = a.limits
+  if (a.limits.cgroup) e.mechanisms.push('cgroup')
+  e.missing.push(...a.missing)
+  e.notes.push(...a.notes)
+  e.status = statusOf(e)
+  if (a.cgroup) prepared.cgroup = a.cgroup
+  return prepared
 }
 
 /** The probe's answer, plus the per-policy rule: bwrap must not lie in a writable root. */
@@ -100,8 +119,12 @@ function fallback(ctx: PlanContext, mode: 'auto' | 'namespaces', ns: Extract<Nam
 }
 
 export function prepareLinux(mode: SandboxMode, ctx: LinuxContext, opts: PrepareOptions = {}): Prepared {
-  const probe = probeHost()
   if (ctx.policy.unsandboxed) return unsandboxed(ctx.policy)
+  return withCgroup(prepareConfined(mode, ctx, opts), ctx.policy, opts.materialize !== false)
+}
+
+function prepareConfined(mode: SandboxMode, ctx: LinuxContext, opts: PrepareOptions): Prepared {
+  const probe = probeHost()
   // A launch follows: have the zygote for this launcher start now, so its
   // exec and first fork run on another CPU while the plan below is built
   // (a one-shot CLI otherwise waits for them after planning).

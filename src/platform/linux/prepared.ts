@@ -2,6 +2,7 @@
 import type { SetupError } from '../../errors.js'
 import type { Enforcement } from '../enforcement.js'
 import type { PlanTemplate } from './landlock/plan.js'
+import type { RunCgroup } from './cgroup/run-cgroup.js'
 
 export interface LinuxPrepared {
   /** The launcher binary: it runs as the zygote that forks every child. */
@@ -30,4 +31,6 @@ export interface LinuxPrepared {
    */
   landlockRequired?: boolean
   enforcement: Enforcement
+  /** The run's own cgroup (cgroup/attach.ts): joined by the child before it runs anything, killed and removed at the run's end. */
+  cgroup?: RunCgroup
 }

@@ -8,7 +8,8 @@
 import { statusOf, unconfinedFilesystem, type Enforcement } from '../enforcement.js'
 import type { RunEnd, StartedRun, StartRequest } from '../backend.js'
 import { signalName } from '../../native/errno.js'
-import { launch, setupErrorFrom, type LaunchedChild, type LaunchStatus } from './launch/launch.js'
+import { launch, setupErrorFrom, type Launched, type LaunchedChild, type LaunchStatus } from './launch/launch.js'
+import type { RunCgroup } from './cgroup/run-cgroup.js'
 import type { LinuxPrepared } from './prepared.js'
 import { METADATA_SUPERVISED } from './landlock/plan.js'
 
@@ -72,31 +73,63 @@ export function applied(expected: Enforcement, st: LaunchStatus): Enforcement {
   return e
 }
 
-export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedRun {
+/** Start the launch; the run's cgroup files go with the request, and the caller keeps none. */
+function launchPrepared(prepared: LinuxPrepared, req: StartRequest): Launched {
   // A run's own cwd changes where the command starts, nothing the plan enforces.
   const plan = { ...prepared.template, argv: req.argv, env: req.env, compat: prepared.landlockRequired ? ('hard' as const) : req.compat, ...(req.cwd ? { cwd: req.cwd } : {}) }
-  const { child, started: status, final, exit } = launch({
-    launcher: prepared.launcher,
-    file: prepared.file,
-    args: prepared.args,
-    ...(prepared.bindSources?.length ? { bindSources: prepared.bindSources } : {}),
-    plan,
-    stdin: req.stdin,
-    stdout: req.stdout,
-    stderr: req.stderr,
-    ...(req.input !== undefined ? { input: req.input } : {}),
-    ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}),
-    ...(req.all ? { all: true } : {}),
-    streams: req.streams === true,
-    ...(req.tty ? { tty: req.tty } : {}),
-  })
+  try {
+    return launch({
+      launcher: prepared.launcher,
+      ...(prepared.cgroup ? { cgroupProcs: prepared.cgroup.procs() } : {}),
+      file: prepared.file,
+      args: prepared.args,
+      ...(prepared.bindSources?.length ? { bindSources: prepared.bindSources } : {}),
+      plan,
+      stdin: req.stdin,
+      stdout: req.stdout,
+      stderr: req.stderr,
+      ...(req.input !== undefined ? { input: req.input } : {}),
+      ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}),
+      ...(req.all ? { all: true } : {}),
+      streams: req.streams === true,
+      ...(req.tty ? { tty: req.tty } : {}),
+    })
+  } finally {
+    prepared.cgroup?.closeProcs() // the zygote's child has its own copies
+  }
+}
+
+/**
+ * Whatever the end (exit, stop, setup failure), nothing of the run outlives
+ * it: its cgroup is killed whole, emptied and removed before the end is
+ * reported, with what its limits counted.
+ */
+function endInCgroup(ended: Promise<RunEnd>, cgroup: RunCgroup | undefined): Promise<RunEnd> {
+  if (!cgroup) return ended
+  return ended.then(
+    async (end) => ({ ...end, limitEvents: await cgroup.teardown() }),
+    async (e: unknown) => {
+      await cgroup.teardown()
+      throw e
+    },
+  )
+}
+
+export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedRun {
+  const cgroup = prepared.cgroup
+  const launched = launchPrepared(prepared, req)
+  const { child, started: status, final, exit } = launched
+  // Once the launcher (or bwrap) has exited, whatever is left in the run's
+  // cgroup was left behind: killed now, so that a process still holding the
+  // command's stdout cannot keep the run from ending.
+  if (cgroup) void launched.exited.then(() => cgroup.kill())
   let stopped = false
   let reported = false
   void status.then(() => (reported = true))
   // A stop of ours that lands before the launcher reports is that stop, not
   // a setup failure; a launcher error record always is one.
   const stoppedFirst = (st: LaunchStatus | undefined) => st === undefined && stopped
-  const finished = Promise.all([exit, final]).then(([r, { setup: st, exit: cmd }]): RunEnd => {
+  const ended = Promise.all([exit, final]).then(([r, { setup: st, exit: cmd }]): RunEnd => {
     if (!st && !stopped) throw prepared.namespaceFailure?.(r.stderr.toString('utf8')) ?? setupErrorFrom(st, r.exitCode, r.stderr)
     if (!st?.ok && !stoppedFirst(st)) throw setupErrorFrom(st, r.exitCode, r.stderr)
     // Torn down by us without a record from the supervisor (it was stopped
@@ -116,6 +149,7 @@ export function startLinux(prepared: LinuxPrepared, req: StartRequest): StartedR
       enforcement: after.length ? { ...enforced, notes: [...enforced.notes, ...after] } : enforced,
     }
   })
+  const finished = endInCgroup(ended, cgroup)
   const started = status.then((st) => {
     if (stoppedFirst(st)) return undefined
     // No record at all: bwrap (or the spawn) failed before the launcher

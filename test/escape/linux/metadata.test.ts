@@ -204,7 +204,8 @@ describeEscape('file metadata', (identity, mode) => {
     })
 
     it("compat 'hard' no longer refuses it (a profile without protected paths, which Landlock mode lacks)", async () => {
-      const profile = { filesystem: { read: 'all', write: ['${cwd}'] }, network: 'off' }
+      // No process limit: a caller without a delegated cgroup could not apply it, and 'hard' would refuse that.
+      const profile = { filesystem: { read: 'all', write: ['${cwd}'] }, network: 'off', limits: { pids: 'max' } }
       const reply = await e.confined(probe('chmod', e.tree.file(`work/h-${unique()}`), '600'), { options: { compat: 'hard', profile } })
       expect(outcomeOf(reply)).toBe('OK')
       expect(reply.result!.enforcement!.status).toBe('full')

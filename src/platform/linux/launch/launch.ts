@@ -61,6 +61,8 @@ export interface LaunchSpec {
   file: string
   args: string[]
   plan: LauncherPlan
+  /** Open cgroup.procs files of the run's cgroups: the child joins them before it runs anything (zygote.ts). */
+  cgroupProcs?: readonly number[]
   /** Paths bwrap binds by descriptor (`file` is bwrap): opened here, without following symlinks, right before the request. */
   bindSources?: readonly string[]
   stdin: 'pipe' | 'ignore' | 'inherit'
@@ -101,6 +103,8 @@ export interface Launched {
   started: Promise<LaunchStatus | undefined>
   /** Everything the launcher said, once the status pipe closed. */
   final: Promise<FinalStatus>
+  /** The child (the launcher, or bwrap) has exited: anything of the run still alive was left behind. */
+  exited: Promise<unknown>
   exit: Promise<Exit>
 }
 
@@ -272,7 +276,7 @@ function startChild(z: Zygote, spec: LaunchSpec, pairs: StdioPair[]): { pid: num
   try {
     sources = spec.bindSources?.length ? openSources(spec.bindSources) : []
     const job = spec.file === spec.launcher ? ({ kind: 'launcher' } as const) : ({ kind: 'exec', file: spec.file, args: spec.args, extraFds: sources } as const)
-    return z.start(job, fds)
+    return z.start(job, fds, spec.cgroupProcs ?? [])
   } catch (e) {
     for (const p of pairs) closeQuietly(p.mine)
     throw e
@@ -356,7 +360,7 @@ export function launch(spec: LaunchSpec): Launched {
     return x
   })
   const exit = Promise.all([done, output.done, relayed]).then(([x, out]): Exit => ({ exitCode: x.exitCode, signal: x.signal, ...out }))
-  return { child, started: statusRead.started, final: statusRead.final, exit }
+  return { child, started: statusRead.started, final: statusRead.final, exited: done, exit }
 }
 
 /** A launcher error record → the typed error the caller sees. */

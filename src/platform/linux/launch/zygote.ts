@@ -158,11 +158,16 @@ class Zygote {
     }
   }
 
-  /** Fork one child; resolves `exited` with its wait status. */
-  start(job: ZygoteJob, fds: ChildFds): { pid: number; exited: Promise<ChildExit> } {
+  /**
+   * Fork one child; resolves `exited` with its wait status. `cgroups`: open
+   * cgroup.procs files the child writes itself into before it runs anything
+   * (native/linux/zygote-child.c), sent last and never passed on to it.
+   */
+  start(job: ZygoteJob, fds: ChildFds, cgroups: readonly number[] = []): { pid: number; exited: Promise<ChildExit> } {
     const umask = process.umask().toString(8)
-    const fields = job.kind === 'launcher' ? [WIRE.request.launch, umask] : [WIRE.request.exec, umask, job.file, ...job.args]
-    const all = job.kind === 'exec' && job.extraFds?.length ? [...fds, ...job.extraFds] : fds
+    const ncg = String(cgroups.length)
+    const fields = job.kind === 'launcher' ? [WIRE.request.launch, umask, ncg] : [WIRE.request.exec, umask, ncg, job.file, ...job.args]
+    const all = [...fds, ...(job.kind === 'exec' ? (job.extraFds ?? []) : []), ...cgroups]
     if (all.length > MAX_FDS) {
       throw new SetupError('launch', 'sendmsg', 7, 'E2BIG', `the launch needs ${all.length} descriptors (at most ${MAX_FDS}): too many protected or pinned paths`)
     }

@@ -31,25 +31,15 @@
  * directory that the sandbox shares with the host, or the sandbox would not
  * write through to the host there either.
  */
-import { closeSync, lstatSync, mkdirSync, opendirSync, openSync, readSync, readdirSync, readlinkSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs'
+import { closeSync, lstatSync, mkdirSync, opendirSync, openSync, readSync, readdirSync, realpathSync, rmdirSync, unlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { CordonError, PolicyError } from '../../../errors.js'
 import { fromNativeError } from '../../../native/native-error.js'
+import { isAlive, pidNamespace } from '../pid-namespace.js'
 
 const LEASE_PREFIX = '.cordon-lease-'
 const LEASE_RE = /^\.cordon-lease-(\d+)-(\d+)-[0-9a-f]+$/
-
-/** This process's pid namespace, read on first use (a run without placeholders never needs it). */
-let pidNs: string | undefined
-function pidNamespace(): string {
-  if (pidNs) return pidNs
-  try {
-    return (pidNs = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0')
-  } catch {
-    return (pidNs = '0')
-  }
-}
 
 /** True for a directory cordon made: non-empty and holding nothing but leases (read until the first other entry). */
 export function isPlaceholder(path: string): boolean {
@@ -73,15 +63,6 @@ export function isPlaceholder(path: string): boolean {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 function sweepStale(dir: string): void {
   let entries: string[]
   try {
@@ -92,7 +73,7 @@ function sweepStale(dir: string): void {
   for (const e of entries) {
     const m = LEASE_RE.exec(e)
     // Only leases from this pid namespace can be checked; others are kept.
-    if (m && m[1] === pidNamespace() && !alive(Number(m[2]))) removeLease(join(dir, e))
+    if (m && m[1] === pidNamespace() && !isAlive(Number(m[2]))) removeLease(join(dir, e))
   }
 }
 

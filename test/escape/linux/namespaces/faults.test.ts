@@ -110,7 +110,8 @@ describe.each(identities())('namespace-mode faults — caller: $name', (identity
     })
 
     itWhere(ns, 'with namespaces available, auto picks them and says why', async () => {
-      const r = await run({ mode: 'auto' })
+      // No process limit: a caller without a delegated cgroup could not apply it (listed missing).
+      const r = await run({ mode: 'auto', limits: { pids: 'max' } })
       expect(r.result!.enforcement).toMatchObject({ mode: 'namespaces', status: 'full', missing: [] })
       expect(r.result!.enforcement!.modeReason).toMatch(/^auto: /)
     })

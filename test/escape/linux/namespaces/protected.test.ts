@@ -37,7 +37,8 @@ describe.each(identities())('protected paths (namespace mode) — caller: $name'
     const inRepo = (extra: Record<string, unknown> = {}) => ({ options: { cwd: w('repo'), ...extra } })
 
     it('the run is in namespace mode with nothing missing', async () => {
-      const r = await e.confined(['/bin/true'], inRepo())
+      // No process limit: a caller without a delegated cgroup could not apply it (listed missing).
+      const r = await e.confined(['/bin/true'], inRepo({ limits: { pids: 'max' } }))
       expect(r.error).toBeUndefined()
       expect(r.result!.enforcement).toMatchObject({ mode: 'namespaces', status: 'full', missing: [] })
     })

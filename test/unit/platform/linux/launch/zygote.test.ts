@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { createSandbox } from '../../../../../src/index.js'
 import { loadNative } from '../../../../../src/native/load.js'
 import { zygoteFor } from '../../../../../src/platform/linux/launch/zygote.js'
+import { WIRE } from '../../../../../src/platform/linux/launch/wire.js'
 import { dead, eventually } from '../../../../helpers/processes.js'
 import { itWhere, unless } from '../../../../helpers/requirements.js'
 import { removeTempDirs, tempDir } from '../../../../helpers/temp.js'
@@ -128,7 +129,14 @@ describe('the zygote request protocol', () => {
     const z = zygoteFor(launcherPath)
     const { socket } = raw(z)
     expect(binding.zygoteCall(socket, req('Q'), [], 5000)).toBe(-22)
-    expect(binding.zygoteCall(socket, req('L', '022'), [], 5000)).toBe(-22) // no descriptors
+    expect(binding.zygoteCall(socket, req('L', '022'), [], 5000)).toBe(-22) // no cgroup count, no descriptors
+    // The cgroup count: a number up to the wire's maximum, of descriptors
+    // after the child's own five (never taken out of them).
+    const five = [0, 1, 2, 0, 1]
+    expect(binding.zygoteCall(socket, req('L', '022', 'x'), five, 5000)).toBe(-22)
+    expect(binding.zygoteCall(socket, req('L', '022', String(WIRE.fd.maxCgroups + 1)), [...five, ...Array<number>(WIRE.fd.maxCgroups + 1).fill(0)], 5000)).toBe(-22)
+    expect(binding.zygoteCall(socket, req('L', '022', '2'), five, 5000)).toBe(-22)
+    expect(binding.zygoteCall(socket, req('X', '022', '1', '/bin/true'), five, 5000)).toBe(-22)
     expect(binding.zygoteCall(socket, req('K', String(process.pid), '9', 'g'), [], 5000)).toBe(-3) // not its child
     const sb = createSandbox(options)
     expect((await sb.run(['sh', '-c', 'echo still'])).stdout).toBe('still\n')

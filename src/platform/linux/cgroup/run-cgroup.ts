@@ -1,0 +1,210 @@
+/**
+ * One run's cgroups, made from a plan (cgroup-plan.ts): created below the
+ * caller's own cgroups with their limits written before anything joins,
+ * each one's cgroup.procs opened for the zygote's child to join
+ * (native/linux/zygote-child.c), and at the end of the run everything in
+ * them killed, waited for, and the directories removed.
+ *
+ * Writes are synchronous (a few small files in a pseudo filesystem); only
+ * the wait for the killed processes to be gone is asynchronous.
+ */
+import { closeSync, mkdirSync, openSync, writeFileSync, constants as fsc } from 'node:fs'
+import { join } from 'node:path'
+import { fromNativeError } from '../../../native/native-error.js'
+import type { LimitEvents } from '../../backend.js'
+import type { CgroupKill, CgroupPlan } from './cgroup-plan.js'
+import { pidsIn } from './hierarchy.js'
+import { enableControllers, eventCount, PIDNS, readText, removeTree, sleepSync, sweepStale, writeLimits } from './cgroup-fs.js'
+
+/** How long a teardown waits for the killed processes to leave the cgroup (they are already SIGKILLed). */
+const EMPTY_WAIT_MS = 5000
+const POLL_MS = 5
+
+let serial = 0
+const live = new Set<RunCgroup>()
+
+export class RunCgroup {
+  /** Directories made, in plan order. */
+  readonly dirs: string[] = []
+  private fds: number[] = []
+  private done: Promise<LimitEvents> | undefined
+  /** How the cgroup was killed, once it was. */
+  private killed: CgroupKill | undefined
+
+  private constructor(readonly plan: CgroupPlan) {}
+
+  /**
+   * Make the run's cgroups with their limits, and open each one's
+   * cgroup.procs (close-on-exec: node:fs opens with O_CLOEXEC). Nothing has
+   * joined yet. A failure removes what was made and throws a SetupError
+   * (step `cgroup`).
+   */
+  static create(plan: CgroupPlan): RunCgroup {
+    const rc = new RunCgroup(plan)
+    const name = `cordon-${PIDNS}-${process.pid}-${++serial}`
+    let step = { syscall: 'mkdir', path: '' }
+    try {
+      for (const d of plan.dirs) {
+        const dir = join(d.parent, name)
+        sweepStale(d.parent)
+        step = { syscall: 'write', path: join(d.parent, 'cgroup.subtree_control') }
+        enableControllers(d)
+        step = { syscall: 'mkdir', path: dir }
+        mkdirSync(dir)
+        rc.dirs.push(dir)
+        step = { syscall: 'write', path: dir }
+        writeLimits(dir, d)
+        step = { syscall: 'open', path: join(dir, 'cgroup.procs') }
+        rc.fds.push(openSync(join(dir, 'cgroup.procs'), fsc.O_WRONLY))
+      }
+    } catch (e) {
+      rc.closeProcs()
+      rc.removeDirs()
+      const path = (e as NodeJS.ErrnoException).path ?? step.path // node:fs names the file that failed
+      throw fromNativeError(e, { step: 'cgroup', syscall: step.syscall, detail: `could not make the run's cgroup (${path})` })
+    }
+    live.add(rc)
+    return rc
+  }
+
+  /** The open cgroup.procs files, for the launch request (closed here once the zygote has them). */
+  procs(): number[] {
+    return this.fds
+  }
+
+  closeProcs(): void {
+    for (const fd of this.fds) {
+      try {
+        closeSync(fd)
+      } catch {
+        /* already closed */
+      }
+    }
+    this.fds = []
+  }
+
+  /** Processes still in any of the run's cgroups. */
+  private members(): number[] {
+    const all = new Set<number>()
+    for (const dir of this.dirs) for (const pid of pidsIn(readText(join(dir, 'cgroup.procs')))) all.add(pid)
+    return [...all]
+  }
+
+  /** SIGKILL every process listed now; false when none was. */
+  private signalAll(): boolean {
+    const pids = this.members()
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        /* exited meanwhile */
+      }
+    }
+    return pids.length > 0
+  }
+
+  private dirOf(controller: string): string | undefined {
+    const i = this.plan.dirs.findIndex((d) => d.controllers.includes(controller))
+    return i >= 0 ? this.dirs[i] : undefined
+  }
+
+  /**
+   * Kill everything in the run's cgroups, at once where the kernel can:
+   * cgroup.kill (v2, Linux 5.14) sends SIGKILL to every process in the
+   * cgroup and its descendants, including ones forked while it runs. v1:
+   * the freezer stops them all first, so none can fork or exit between the
+   * list being read and the kill. Without either, the list is killed until
+   * it stays empty (pids.max bounds how often a fork can win that race).
+   */
+  private killAll(): CgroupKill {
+    const v2 = this.plan.dirs[0]?.version === 2 ? this.dirs[0] : undefined
+    if (v2) {
+      try {
+        writeFileSync(join(v2, 'cgroup.kill'), '1')
+        return 'cgroup.kill'
+      } catch {
+        /* before 5.14: no cgroup.kill; fall through */
+      }
+    }
+    const freezer = this.dirOf('freezer')
+    if (freezer && this.freezeAndKill(freezer)) return 'freezer'
+    this.signalAll()
+    return 'signal'
+  }
+
+  private freezeAndKill(dir: string): boolean {
+    const state = join(dir, 'freezer.state')
+    try {
+      writeFileSync(state, 'FROZEN')
+      // FREEZING until every task has stopped; bounded: a task in an
+      // uninterruptible sleep keeps it there, and the kill goes ahead.
+      for (let i = 0; i < 200 && readText(state).trim() !== 'FROZEN'; i++) sleepSync(1)
+      this.signalAll()
+      writeFileSync(state, 'THAWED') // a SIGKILLed task that is frozen dies only once thawed
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  private events(): LimitEvents {
+    const pids = this.dirOf('pids')
+    const mem = this.dirOf('memory')
+    const cpu = this.dirOf('cpu')
+    const memV2 = this.plan.dirs.find((d) => d.controllers.includes('memory'))?.version === 2
+    return {
+      pidsLimitHit: pids ? eventCount(readText(join(pids, 'pids.events')), 'max') : 0,
+      // v1: memory.oom_control's oom_kill counter (Linux 4.13).
+      oomKills: mem ? eventCount(readText(join(mem, memV2 ? 'memory.events' : 'memory.oom_control')), 'oom_kill') : 0,
+      cpuThrottled: cpu ? eventCount(readText(join(cpu, 'cpu.stat')), 'nr_throttled') : 0,
+    }
+  }
+
+  /** Remove the run's directories (a sub-cgroup the command made first); what is still busy stays, and false says so. */
+  private removeDirs(): boolean {
+    let ok = true
+    for (const dir of [...this.dirs].reverse()) ok = removeTree(dir) && ok
+    return ok
+  }
+
+  /** Kill everything in the run's cgroups now, without waiting (teardown() waits and removes them). */
+  kill(): void {
+    this.killed ??= this.members().length ? this.killAll() : undefined
+  }
+
+  /**
+   * The end of a run: kill everything left in its cgroups, wait until they
+   * are empty, read what the limits counted, remove them. Idempotent.
+   */
+  teardown(): Promise<LimitEvents> {
+    this.done ??= (async () => {
+      this.closeProcs()
+      this.killed = this.members().length ? this.killAll() : this.killed
+      const until = Date.now() + EMPTY_WAIT_MS
+      while (this.members().length && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, POLL_MS))
+        // Without cgroup.kill or the freezer, a fork may win the race with
+        // the list: kill what is there again (pids.max bounds the rounds).
+        if (this.killed === 'signal') this.signalAll()
+      }
+      const events = this.events()
+      if (this.removeDirs()) live.delete(this)
+      return events
+    })()
+    return this.done
+  }
+
+  /** Synchronous teardown for a run that never started, or at process exit: kill, wait briefly, remove. */
+  teardownSync(waitMs = 200): void {
+    this.closeProcs()
+    if (this.members().length) this.killAll()
+    for (let i = 0; i < waitMs && this.members().length; i++) sleepSync(1)
+    if (this.removeDirs()) live.delete(this)
+  }
+}
+
+// A caller that exits mid-run: its commands die with it (the launcher's
+// parent-death signal), and what they left behind is killed here.
+process.once('exit', () => {
+  for (const rc of live) rc.teardownSync(100)
+})
