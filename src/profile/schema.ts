@@ -58,7 +58,22 @@ export const envSchema = z.strictObject({
  * abstract ones) — what an orchestrator's network widening grants;
  * `on`: every host and every local socket.
  */
-export const networkSchema = z.enum(['off', 'inet', 'on'])
+export const networkLevelSchema = z.enum(['off', 'inet', 'on'])
+
+/**
+ * A domain allowlist (docs/network.md): the command reaches the network only
+ * through cordon's proxy, which lets `allow` hosts through, refuses `deny`
+ * hosts (deny wins), and asks an approver for the rest when one is set.
+ * Entries: `registry.npmjs.org`, `*.github.com` (names below github.com,
+ * not github.com itself), IP literals, each with an optional `:port`; a
+ * bare `*` is refused (src/network/host-pattern.ts).
+ */
+export const networkAllowlistSchema = z.strictObject({
+  allow: z._default(z.array(nonEmptyString), []),
+  deny: z._default(z.array(nonEmptyString), []),
+})
+export const networkSchema = z.union([networkLevelSchema, networkAllowlistSchema])
+export type NetworkAllowlist = z.output<typeof networkAllowlistSchema>
 
 const limit = z.optional(z.int().check(z.nonnegative()))
 export const limitsSchema = z.strictObject({ nproc: limit, nofile: limit, fsize: limit, as: limit, cpu: limit })

@@ -35,7 +35,7 @@ export function enforcementFor(options: SandboxOptions, cwd: string): Enforcemen
     modeReason: 'fake',
     status: 'full',
     mechanisms: ['landlock', 'seccomp'],
-    network: options.network ?? 'off',
+    network: typeof options.network === 'object' ? 'proxy' : (options.network ?? 'off'),
     filesystem: {
       confined: true,
       readAll: true,
