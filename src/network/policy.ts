@@ -87,6 +87,9 @@ export function decideHost(lists: NetworkLists, rawHost: string, port: number, c
   const host = canonicalHost(rawHost)
   const denied = first(lists.deny, host, port)
   if (denied) return { decision: 'deny', source: denied.source, reason: denied.reason ?? `denied by '${denied.pattern.raw}'`, rule: denied.pattern.raw }
+  // An answer given in this session settles a `prompt` rule for the session.
+  const answered = first(lists.allow.filter((e) => e.source === 'session'), host, port)
+  if (answered) return { decision: 'allow', source: 'session', reason: answered.reason ?? 'approved for the session', rule: answered.pattern.raw }
   const asked = first(lists.ask, host, port)
   if (asked) return canAsk ? { decision: 'ask', source: asked.source, reason: asked.reason ?? `'${asked.pattern.raw}' asks`, rule: asked.pattern.raw } : { decision: 'deny', source: asked.source, reason: `'${asked.pattern.raw}' needs an approval and no approver is set`, rule: asked.pattern.raw }
   const allowed = first(lists.allow, host, port)
