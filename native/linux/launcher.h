@@ -48,6 +48,7 @@ struct plan {
   int landlock;                     /* apply Landlock at all */
   struct ll_rule *ll_rules; size_t n_ll_rules;
   int ll_network_off;               /* handle TCP bind/connect with no rule */
+  int ll_connect_ports[4]; size_t n_ll_connect_ports; /* network proxy: TCP connect only to these ports, bind none */
   int ll_scope_signal, ll_scope_abstract_unix;
   int ll_log;                       /* ABI >= 7: log denials after execve */
   int seccomp;

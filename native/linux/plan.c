@@ -92,8 +92,19 @@ static unsigned access_bits(const struct json *arr) {
   return bits;
 }
 
+/* The network proxy's port(s): the only TCP connects Landlock lets through. */
+static int parse_connect_ports(const struct json *ports, struct plan *p, struct cordon_err *e) {
+  if (!ports) return 0;
+  if (ports->type != J_ARR || json_len(ports) > sizeof p->ll_connect_ports / sizeof p->ll_connect_ports[0]) return bad(e, "landlock.connectPorts");
+  for (const struct json *c = ports->child; c; c = c->next) {
+    if (c->type != J_NUM || c->num < 1 || c->num > 65535 || c->num != (int)c->num) return bad(e, "landlock.connectPorts");
+    p->ll_connect_ports[p->n_ll_connect_ports++] = (int)c->num;
+  }
+  return 0;
+}
+
 static int parse_landlock(const struct json *ll, struct plan *p, struct cordon_err *e) {
-  static const char *const keys[] = {"rules", "networkOff", "scopeSignal", "scopeAbstractUnix", "log", NULL};
+  static const char *const keys[] = {"rules", "networkOff", "connectPorts", "scopeSignal", "scopeAbstractUnix", "log", NULL};
   const struct json *rules;
   size_t i = 0;
   if (!ll || ll->type == J_NULL) return 0;
@@ -111,6 +122,7 @@ static int parse_landlock(const struct json *ll, struct plan *p, struct cordon_e
     if (!(p->ll_rules[i].access = access_bits(json_get(c, "access")))) return bad(e, "landlock.rules.access");
   }
   p->ll_network_off = get_bool(ll, "networkOff", 1);
+  if (parse_connect_ports(json_get(ll, "connectPorts"), p, e)) return -1;
   p->ll_scope_signal = get_bool(ll, "scopeSignal", 1);
   p->ll_scope_abstract_unix = get_bool(ll, "scopeAbstractUnix", 1);
   p->ll_log = get_bool(ll, "log", 1);

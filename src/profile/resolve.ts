@@ -5,6 +5,7 @@
  */
 import { statSync } from 'node:fs'
 import { PolicyError } from '../errors.js'
+import { proxyEnv } from '../network/proxy-env.js'
 import { buildEnv } from './env.js'
 import { expandDenyGlobs } from './globs.js'
 import { canonicalize, canonicalWriteRoots, dedupeRoots, expandPath, hasGlob, type CanonCache, type ExpandContext } from './paths.js'
@@ -97,7 +98,7 @@ export function resolvePolicy(input: ResolveInput): ResolvedPolicy {
     network: typeof profile.network === 'string' ? profile.network : 'proxy',
     ...(typeof profile.network === 'object' ? { allowlist: profile.network } : {}),
     ...(typeof profile.network === 'object' && input.proxyPort !== undefined ? { proxyPort: input.proxyPort } : {}),
-    env,
+    env: typeof profile.network === 'object' && input.proxyPort !== undefined ? proxyEnv(input.proxyPort, env) : env,
     envDropped: dropped,
     limits: profile.limits,
     unsandboxed: profile.unsandboxed,

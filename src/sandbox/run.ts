@@ -41,6 +41,8 @@ export interface Preparer {
   prepare(): { backend: PlatformBackend; prepared: PreparedLaunch; policy: ResolvedPolicy }
   /** The same checks and report without creating anything (a run canceled before it starts). */
   preview(): { policy: ResolvedPolicy; enforcement: Enforcement }
+  /** With a network allowlist: marks where this run's proxy requests start (undefined without one). */
+  networkRun?(): { finish(e: Enforcement): Enforcement } | undefined
   /** A run's own cwd, canonical and checked against what the launch enforces. */
   runCwd(raw: string, policy: ResolvedPolicy, enforcement: Enforcement): string
 }
@@ -79,6 +81,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   const { backend, prepared, policy } = sandbox.prepare()
   const cwd = opts.cwd !== undefined ? sandbox.runCwd(opts.cwd, policy, prepared.enforcement) : undefined
   const started = nowMs()
+  const network = sandbox.networkRun?.()
   const run = backend.start(prepared, {
     argv,
     env: envList(policy, opts.env),
@@ -112,7 +115,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
         timedOut,
         isCanceled,
         durationMs: nowMs() - started,
-        enforcement: end.enforcement,
+        enforcement: network ? network.finish(end.enforcement) : end.enforcement,
       }
     } finally {
       if (timer) clearTimeout(timer)

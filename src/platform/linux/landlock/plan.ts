@@ -21,7 +21,8 @@ export interface LauncherPlan {
   compat: 'hard' | 'best-effort'
   keepFds?: number[]
   rlimits: { resource: string; soft: string; hard: string }[]
-  landlock: { rules: LandlockRule[]; networkOff: boolean; scopeSignal: boolean; scopeAbstractUnix: boolean; log: boolean } | null
+  /** `connectPorts`: network through the proxy — TCP connect only to these ports, bind none. */
+  landlock: { rules: LandlockRule[]; networkOff: boolean; connectPorts?: number[]; scopeSignal: boolean; scopeAbstractUnix: boolean; log: boolean } | null
   /** BPF compiled by libseccomp in the addon (base64) and the number of rules it came from. */
   seccomp: { bpf: string; rules: number } | null
   /**
@@ -68,7 +69,7 @@ function program(key: string, pick: (r: SeccompRule) => boolean): NonNullable<La
 
 /** Whether a rule applies under a network level: `net-off` rules with the network off, `unix-off` ones unless it is fully on. */
 function applies(r: SeccompRule, network: ResolvedPolicy['network']): boolean {
-  return r.when === 'always' || (r.when === 'net-off' && network === 'off') || (r.when === 'unix-off' && network !== 'on')
+  return r.when === 'always' || (r.when === 'net-off' && network === 'off') || (r.when === 'unix-off' && network !== 'on') || (r.when === 'net-proxy' && network === 'proxy')
 }
 
 /** The syscall filter of a network mode (both modes). */
@@ -90,6 +91,11 @@ function metadataGap(ctx: PlanContext): boolean {
   return ctx.probe.landlockAbi !== null && !ctx.policy.writeRoots.includes('/')
 }
 
+/** Network through the proxy: its port is the one TCP connect Landlock allows (0 in a report made before the proxy listens). */
+function connectPorts(policy: ResolvedPolicy): { connectPorts?: number[] } {
+  return policy.network === 'proxy' ? { connectPorts: [policy.proxyPort ?? 0] } : {}
+}
+
 export type PlanTemplate = Omit<LauncherPlan, 'argv' | 'env' | 'compat'>
 
 /** The launcher's part of a launch (both modes), without argv/env (filled per run). */
@@ -99,7 +105,7 @@ export function launcherTemplate(ctx: PlanContext, rules: LandlockRule[] | null)
     v: 1,
     cwd: policy.cwd,
     rlimits: rlimits(policy),
-    landlock: rules && { rules, networkOff: policy.network === 'off', scopeSignal: true, scopeAbstractUnix: policy.network !== 'on', log: true },
+    landlock: rules && { rules, networkOff: policy.network === 'off', ...connectPorts(policy), scopeSignal: true, scopeAbstractUnix: policy.network !== 'on', log: true },
     seccomp: probe.seccomp ? seccompProgram(policy.network) : null,
   }
 }
@@ -135,10 +141,30 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   if (!probe.seccomp) missing.push(seccompUnavailable(probe))
   if (policy.network === 'off' && !probe.seccomp && (abi === null || abi < 4)) missing.push({ protection: 'network', explicit: true, reason: 'neither seccomp nor Landlock ABI 4 can block sockets' })
   if (policy.network === 'inet' && !probe.seccomp) missing.push(localSocketsReachable(abi !== null && abi >= 6 ? 'pathname' : 'pathname and abstract'))
+  if (policy.network === 'proxy') missing.push(...proxyMissing(abi, probe.seccomp))
   if (metadataGap(ctx) && !probe.seccomp) {
     missing.push({ protection: 'file-metadata', explicit: false, reason: 'Landlock (ABI ≤ 7) has no right for chmod/chown/utimes/xattrs, and without seccomp the supervisor cannot be asked (user notification): files the caller owns outside the write roots can still have their mode bits, owner group, timestamps, extended attributes and ACLs changed', fix: 'a kernel with CONFIG_SECCOMP_FILTER, or namespace mode (read-only mounts deny them)' })
   }
   if (policy.protectedPaths.length > 0) missing.push({ protection: 'protected-paths', explicit: explicit.has('protected-paths'), reason: 'protected paths inside write roots need namespace mode (read-only bind mounts); Landlock cannot take rights back below a write root without breaking it', fix: 'install bubblewrap and allow unprivileged user namespaces' })
+  return missing
+}
+
+/**
+ * Network through the proxy in Landlock mode. Landlock (ABI ≤ 7) matches a
+ * TCP port, never an address: connect() to port P of any host passes, not
+ * only to the proxy on 127.0.0.1:P. That is reported, never hidden.
+ */
+export function proxyMissing(abi: number | null, seccomp: boolean): MissingProtection[] {
+  const missing: MissingProtection[] = []
+  if (abi === null || abi < 4) missing.push({ protection: 'network', explicit: true, reason: `a network allowlist needs Landlock's TCP rules (ABI 4) to keep connections to the proxy; this kernel has ${abi === null ? 'no Landlock' : `ABI ${abi}`}: the launcher refuses to start the command`, fix: 'a kernel ≥ 6.7' })
+  if (!seccomp) missing.push({ protection: 'network', explicit: true, reason: 'without seccomp, UDP (DNS), raw and non-TCP sockets are not refused: only TCP goes through the proxy', fix: 'a kernel with CONFIG_SECCOMP_FILTER' })
+  missing.push({
+    protection: 'network-port-only',
+    explicit: false,
+    reason:
+      "Landlock (ABI ≤ 7) matches TCP ports, not addresses: connect() to the proxy's port on any other host passes too. cordon compensates where it can — the proxy listens on 127.0.0.1 on a fresh ephemeral port per sandbox, the sandbox has no DNS or UDP (seccomp) and cannot bind a port — but a command that knows the IP address of an outside server listening on that port can reach it directly, bypassing the allowlist",
+    fix: 'namespace mode (the sandbox gets a network namespace with loopback only) once its in-sandbox forwarder lands; until then a network allowlist runs in Landlock mode only',
+  })
   return missing
 }
 
@@ -163,6 +189,7 @@ export function commonEnforcement(
   return {
     mechanisms: [...(namespaces ? ['namespaces'] : []), ...(landlock ? ['landlock'] : []), ...(probe.seccomp ? ['seccomp'] : [])],
     network: policy.network,
+    ...(policy.network === 'proxy' ? { proxy: { port: policy.proxyPort ?? 0, allow: [...(policy.allowlist?.allow ?? [])], deny: [...(policy.allowlist?.deny ?? [])], requests: [] } } : {}),
     filesystem: { confined: namespaces || landlock, readAll: policy.readAll, readRoots: policy.readRoots, writeRoots: policy.writeRoots, denyRead: policy.denyRead, ...filesystem },
     envDropped: policy.envDropped,
     widening,
