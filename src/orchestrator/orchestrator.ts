@@ -25,6 +25,7 @@ import { parseWith } from '../profile/parse-with.js'
 import { execRequestSchema, expandHome, orchestratorOptionsSchema, type ExecRequest, type ExecRequestParsed, type OrchestratorOptionsParsed } from './options.js'
 import type { ExecOutcome } from './outcome.js'
 import { PolicyStore } from './policy-store.js'
+import { NetworkApprovals } from './approval/network-approval.js'
 import { requirementFor, type Requirement } from './approval/requirement.js'
 import { SessionCache } from './approval/session-cache.js'
 import { runPostToolUse, runPreToolUse } from './hooks/tool-hooks.js'
@@ -109,6 +110,7 @@ class OrchestratorImpl implements Orchestrator {
   private readonly make: (options: SandboxOptions) => Sandbox
   private stop = new AbortController()
   private readonly facts: BaseFacts
+  private readonly network: NetworkApprovals
 
   constructor(raw: OrchestratorOptions) {
     this.o = parseWith(orchestratorOptionsSchema, raw ?? {}, 'createOrchestrator options')
@@ -131,6 +133,7 @@ class OrchestratorImpl implements Orchestrator {
       strictReview: strict,
       approvalTimeoutMs: this.o.approvalTimeoutMs,
     }
+    this.network = new NetworkApprovals(this.deciders, this.settings, this.amendFile)
   }
 
   async warmUp(): Promise<void> {
@@ -221,6 +224,9 @@ class OrchestratorImpl implements Orchestrator {
     if (approval.decision === 'timed_out') return rec.finish('approval_timed_out', approval.reason ?? 'the approver did not answer in time')
     const runOpts = { ...(req.timeout ? { timeout: req.timeout } : {}), ...(req.input !== undefined ? { input: req.input } : {}), ...(req.env ? { env: req.env } : {}), signal }
     const output: OutputSpec = { listener: req.onOutput, maxBuffer: req.maxBuffer ?? DEFAULT_MAX_BUFFER, keep: req.keep }
+    // A network allowlist's proxy asks this session's approvers; the rules files' network_rules join its lists.
+    const netCtx = { command: pre.command, cwd, rules: policy.policy.networkRules, signal }
+    const make = (o: SandboxOptions) => this.make(this.network.sandboxOptions(o, netCtx))
     const first = await runAttempt({
       index: 1,
       options: this.facts.optionsFor(widening, widening && this.facts.get().widening),
@@ -231,7 +237,7 @@ class OrchestratorImpl implements Orchestrator {
       run: runOpts,
       output,
       notes: rec.notes,
-      createSandbox: this.make,
+      createSandbox: make,
     })
     rec.attempts.push(first)
     if (first.error) return rec.finish('error', first.error.message)
@@ -257,7 +263,7 @@ class OrchestratorImpl implements Orchestrator {
         signal,
         run: runOpts,
         output,
-        createSandbox: this.make,
+        createSandbox: make,
         onAbort: () => this.abortAll('an approver answered abort'),
       }
       const esc = await escalate(ctx, first)

@@ -47,9 +47,14 @@ function allowlist(extra: Record<string, unknown> = {}): Record<string, unknown>
   }
 }
 
+/** The run's result; a driver error (the sandbox could not be set up) fails the test with its text. */
+function resultOf(reply: DriverReply) {
+  if (reply.error) throw new Error(`the confined run failed to start: ${JSON.stringify(reply.error)}`)
+  return reply.result
+}
+
 function requests(reply: DriverReply) {
-  expect(reply.error, JSON.stringify(reply.error)).toBeUndefined()
-  return reply.result.enforcement.proxy?.requests ?? []
+  return resultOf(reply).enforcement?.proxy?.requests ?? []
 }
 
 describeEscape('network allowlist', (identity, mode) => {
@@ -73,20 +78,20 @@ describeEscape('network allowlist', (identity, mode) => {
   describe('through the proxy', () => {
     it('an allowed host, reached by name, answers', async () => {
       const reply = await e.confined(net('proxy', target('registry.test')), { options: allowlist() })
-      expect(firstLine(reply.result.stdout)).toBe('OK:registry')
+      expect(firstLine(resultOf(reply).stdout)).toBe('OK:registry')
       expect(requests(reply)).toEqual([expect.objectContaining({ host: 'registry.test', port: ports.http, protocol: 'https', decision: 'allowed', source: 'profile', address: '127.0.0.2' })])
-      expect(reply.result.enforcement).toMatchObject({ mode: 'landlock', network: 'proxy', status: 'partial', missing: [expect.objectContaining({ protection: 'network-port-only' })] })
+      expect(resultOf(reply).enforcement).toMatchObject({ mode: 'landlock', network: 'proxy', status: 'partial', missing: [expect.objectContaining({ protection: 'network-port-only' })] })
     })
 
     it('a denied host is refused with the rule that denies it', async () => {
       const reply = await e.confined(net('proxy', target('mirror.test')), { options: allowlist() })
-      expect(firstLine(reply.result.stdout)).toBe('HTTP403')
+      expect(firstLine(resultOf(reply).stdout)).toBe('HTTP403')
       expect(requests(reply)).toEqual([expect.objectContaining({ host: 'mirror.test', decision: 'denied', source: 'profile', reason: "denied by 'mirror.test'" })])
     })
 
     it('the metadata address is refused, as an IP literal and behind an allowed name', async () => {
       const reply = await e.confined(net('proxy', '169.254.169.254:80', target('metadata.test')), { options: allowlist() })
-      expect(firstLine(reply.result.stdout)).toBe('HTTP403 HTTP403')
+      expect(firstLine(resultOf(reply).stdout)).toBe('HTTP403 HTTP403')
       expect(requests(reply).map((r) => [r.host, r.decision, r.reason])).toEqual([
         ['169.254.169.254', 'denied', expect.stringMatching(/is an IP address/)],
         ['metadata.test', 'denied', expect.stringMatching(/link-local \(cloud metadata\)/)],
@@ -95,13 +100,13 @@ describeEscape('network allowlist', (identity, mode) => {
 
     it('an allowed name that resolves to loopback or a private address (rebinding) is refused', async () => {
       const reply = await e.confined(net('proxy', target('rebind.test'), target('inside.test')), { options: allowlist() })
-      expect(firstLine(reply.result.stdout)).toBe('HTTP403 HTTP403')
+      expect(firstLine(resultOf(reply).stdout)).toBe('HTTP403 HTTP403')
       expect(requests(reply).map((r) => r.reason)).toEqual([expect.stringMatching(/127\.0\.0\.1, a loopback address/), expect.stringMatching(/10\.0\.0\.1, a private/)])
     })
 
     it('ask → approved for the session → the second request is not asked', async () => {
       const reply = await e.confined(net('proxy', target('asked.test'), target('asked.test')), { options: allowlist({ networkAnswers: { 'asked.test': 'approved_for_session' } }) })
-      expect(firstLine(reply.result.stdout)).toBe('OK:registry OK:registry')
+      expect(firstLine(resultOf(reply).stdout)).toBe('OK:registry OK:registry')
       expect(requests(reply).map((r) => [r.host, r.decision, r.source])).toEqual([
         ['asked.test', 'allowed', 'user'],
         ['asked.test', 'allowed', 'session'],
