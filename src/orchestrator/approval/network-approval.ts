@@ -11,6 +11,8 @@
  */
 import type { NetworkRule } from '../../exec-policy/types.js'
 import type { NetworkAnswer, NetworkAsk } from '../../network/proxy/gate.js'
+import { DEFAULT_PROFILE, loadProfile } from '../../profile/profiles.js'
+import type { ProfileInput } from '../../profile/schema.js'
 import type { SandboxOptions } from '../../sandbox/options.js'
 import type { ApprovalRequest } from './approval.js'
 import type { ApprovalSettings } from './approval-mode.js'
@@ -22,6 +24,12 @@ export interface NetworkApprovalContext {
   readonly cwd: string
   readonly rules: readonly NetworkRule[]
   readonly signal: AbortSignal
+}
+
+/** Whether these options run with a network allowlist (only then is there a proxy to serve). */
+function hasAllowlist(options: SandboxOptions): boolean {
+  if (options.network !== undefined) return typeof options.network === 'object'
+  return typeof loadProfile((options.profile ?? DEFAULT_PROFILE) as string | ProfileInput).network === 'object'
 }
 
 export class NetworkApprovals {
@@ -36,6 +44,7 @@ export class NetworkApprovals {
 
   /** `options` with the exec policy's network rules and this session's approvers, for one attempt. */
   sandboxOptions(options: SandboxOptions, ctx: NetworkApprovalContext): SandboxOptions {
+    if (!hasAllowlist(options)) return options
     return {
       ...options,
       networkRules: [...(options.networkRules ?? []), ...ctx.rules],

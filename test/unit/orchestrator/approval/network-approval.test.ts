@@ -15,12 +15,18 @@ function setup(answer: ApprovalDecision, mode: 'on-request' | 'never' = 'on-requ
   const deciders: Deciders = { permissionHooks: [], hookTimeoutMs: 1000, onApproval: (r) => (asked.push(r), answer), reviewer: undefined, strictReview: false, approvalTimeoutMs: undefined }
   const n = new NetworkApprovals(deciders, { mode, reject: new Set() }, amendFile)
   const rules = parsePolicy('network_rule(host="pypi.org", protocol="https", decision="allow")', 'a.rules').networkRules
-  const options = n.sandboxOptions({ profile: 'workspace-write' }, { command: ['npm', 'install'], cwd: '/w', rules, signal: new AbortController().signal })
+  const options = n.sandboxOptions({ profile: 'workspace-write', network: { allow: ['registry.npmjs.org'] } }, { command: ['npm', 'install'], cwd: '/w', rules, signal: new AbortController().signal })
   const ask = (q: Partial<NetworkAsk> = {}) => options.onNetworkRequest!({ host: 'registry.test', port: 443, protocol: 'https', reason: 'not in the allowlist', ...q })
   return { asked, options, ask }
 }
 
 describe('network approvals of the orchestrator', () => {
+  it('leaves options without an allowlist untouched (no proxy to serve)', () => {
+    const n = new NetworkApprovals({ permissionHooks: [], hookTimeoutMs: 1, onApproval: undefined, reviewer: undefined, strictReview: false, approvalTimeoutMs: undefined }, { mode: 'on-request', reject: new Set() }, undefined)
+    const o = { profile: 'workspace-write', network: 'inet' as const }
+    expect(n.sandboxOptions(o, { command: ['ls'], cwd: '/', rules: [], signal: new AbortController().signal })).toBe(o)
+  })
+
   it("hands the rules files' network_rules to the sandbox", () => {
     expect(setup('denied').options.networkRules).toEqual([expect.objectContaining({ host: 'pypi.org', decision: 'allow' })])
   })
