@@ -58,6 +58,8 @@ struct plan {
   uint8_t *md_bpf; size_t md_len;   /* its program, SECCOMP_RET_USER_NOTIF for each syscall */
   int md_count;
   int ctty;                         /* fd of cordon's PTY to make the command's controlling terminal, or -1 */
+  int fwd_port;                     /* namespace mode + network allowlist: forwarder port (0: none) */
+  const char *fwd_socket;           /* ... and the proxy's unix socket inside the sandbox */
 };
 int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e);
 
@@ -93,6 +95,10 @@ int step_exec(const struct plan *p, struct cordon_err *e);
 /* pty.c: in the command's process, a session of its own with the PTY as controlling terminal */
 int step_ctty(const struct plan *p, struct cordon_err *e);
 int step_supervise(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e);
+
+/* forwarder.c: 127.0.0.1:PORT in the sandbox's network namespace → the proxy's unix socket */
+int cordon_forwarder_listen(int port, struct cordon_err *e);
+int cordon_forwarder_start(int lfd, const char *path, struct cordon_err *e);
 
 /* The running kernel's Landlock ABI, or -errno (landlock.c). */
 int landlock_abi_version(void);

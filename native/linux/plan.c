@@ -194,6 +194,21 @@ static int parse_ctty(const struct json *v, struct plan *p, struct cordon_err *e
   return 0;
 }
 
+/* "forwarder": namespace mode with a network allowlist (forwarder.c): the
+ * port to listen on in the sandbox and the proxy's unix socket there. */
+static int parse_forwarder(const struct json *f, struct plan *p, struct cordon_err *e) {
+  static const char *const keys[] = {"port", "socket", NULL};
+  if (!f) return 0;
+  if (f->type != J_OBJ || only_keys(f, keys, e)) return f->type != J_OBJ ? bad(e, "forwarder") : -1;
+  const struct json *port = json_get(f, "port"), *sock = json_get(f, "socket");
+  if (!port || port->type != J_NUM || port->num < 1 || port->num > 65535 || port->num != (int)port->num) return bad(e, "forwarder.port");
+  /* sun_path holds 108 bytes with the NUL (unix(7)). */
+  if (!sock || sock->type != J_STR || sock->str[0] != '/' || strlen(sock->str) >= 108) return bad(e, "forwarder.socket");
+  p->fwd_port = (int)port->num;
+  p->fwd_socket = sock->str;
+  return 0;
+}
+
 static int parse_keep_fds(const struct json *arr, struct plan *p, struct cordon_err *e) {
   if (!arr) return 0;
   if (arr->type != J_ARR || json_len(arr) > 16) return bad(e, "keepFds");
@@ -205,7 +220,7 @@ static int parse_keep_fds(const struct json *arr, struct plan *p, struct cordon_
 }
 
 int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e) {
-  static const char *const keys[] = {"v", "argv", "env", "cwd", "keepFds", "compat", "rlimits", "landlock", "seccomp", "metadata", "ctty", NULL};
+  static const char *const keys[] = {"v", "argv", "env", "cwd", "keepFds", "compat", "rlimits", "landlock", "seccomp", "metadata", "ctty", "forwarder", NULL};
   const struct json *v = json_get(root, "v"), *cwd = json_get(root, "cwd"), *compat = json_get(root, "compat");
   memset(p, 0, sizeof *p);
   if (!root || root->type != J_OBJ) return bad(e, "plan");
@@ -218,7 +233,7 @@ int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e
   if (!compat || compat->type != J_STR) return bad(e, "compat");
   p->hard = strcmp(compat->str, "hard") == 0;
   if (parse_keep_fds(json_get(root, "keepFds"), p, e) || parse_rlimits(json_get(root, "rlimits"), p, e)) return -1;
-  if (parse_ctty(json_get(root, "ctty"), p, e)) return -1;
+  if (parse_ctty(json_get(root, "ctty"), p, e) || parse_forwarder(json_get(root, "forwarder"), p, e)) return -1;
   if (parse_landlock(json_get(root, "landlock"), p, e)) return -1;
   return parse_seccomp(root, p, e);
 }

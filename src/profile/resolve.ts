@@ -31,6 +31,8 @@ export interface ResolvedPolicy {
   allowlist?: NetworkAllowlist
   /** With network `proxy`: the loopback port the proxy listens on (set once it listens). */
   proxyPort?: number
+  /** With network `proxy`: the proxy's unix socket, for namespace mode's forwarder. */
+  proxySocket?: string
   env: Record<string, string>
   envDropped: string[]
   limits: Profile['limits']
@@ -46,6 +48,8 @@ export interface ResolveInput {
   home?: string
   /** With a network allowlist: the port of the proxy serving this sandbox. */
   proxyPort?: number
+  /** ... and its unix socket (namespace mode binds it into the sandbox). */
+  proxySocket?: string
   /** Per-sandbox cache of canonical paths outside writable roots. */
   cache?: CanonCache
 }
@@ -98,6 +102,7 @@ export function resolvePolicy(input: ResolveInput): ResolvedPolicy {
     network: typeof profile.network === 'string' ? profile.network : 'proxy',
     ...(typeof profile.network === 'object' ? { allowlist: profile.network } : {}),
     ...(typeof profile.network === 'object' && input.proxyPort !== undefined ? { proxyPort: input.proxyPort } : {}),
+    ...(typeof profile.network === 'object' && input.proxySocket !== undefined ? { proxySocket: input.proxySocket } : {}),
     env: typeof profile.network === 'object' && input.proxyPort !== undefined ? proxyEnv(input.proxyPort, env) : env,
     envDropped: dropped,
     limits: profile.limits,

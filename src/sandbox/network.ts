@@ -4,7 +4,10 @@
  * as it), started at creation, closed with the sandbox. Each run reports
  * the requests made while it ran.
  */
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { SetupError } from '../errors.js'
+import { makeOwnedTempDir, removeOwnedDir } from '../platform/owned-dirs.js'
 import type { NetworkRule } from '../exec-policy/types.js'
 import { buildNetworkLists } from '../network/policy.js'
 import { startNetworkProxy, type LookupFunction, type NetworkAnswer, type NetworkAsk, type NetworkProxy } from '../network/proxy/proxy.js'
@@ -25,12 +28,17 @@ export interface SandboxNetworkOptions {
 export class SandboxNetwork {
   private proxy: NetworkProxy | undefined
   private failure: unknown
+  private dir: string | undefined
   readonly ready: Promise<void>
 
   /** Throws a PolicyError for a bad entry (a bare `*`), before anything listens. */
   constructor(allowlist: NetworkAllowlist, o: SandboxNetworkOptions) {
     const lists = buildNetworkLists(allowlist, o.networkRules ?? [])
-    this.ready = startNetworkProxy({ lists, lookup: o.networkLookup, ask: o.onNetworkRequest, persist: o.persistNetworkAnswer }).then(
+    // The unix socket namespace mode binds into the sandbox: in a directory of
+    // its own (0700, removed with the sandbox), so no other user reaches it.
+    this.dir = makeOwnedTempDir(tmpdir(), 'cordon-net-')
+    const socketPath = join(this.dir, 'proxy.sock')
+    this.ready = startNetworkProxy({ lists, lookup: o.networkLookup, ask: o.onNetworkRequest, persist: o.persistNetworkAnswer, socketPath }).then(
       (p) => void (this.proxy = p),
       (err: unknown) => {
         this.failure = err
@@ -45,6 +53,11 @@ export class SandboxNetwork {
     if (this.failure) throw this.failure
     if (!this.proxy) throw new SetupError('network-proxy', 'listen', 11, 'EAGAIN', 'the network proxy is not listening yet: await sandbox.ready() before spawn()')
     return this.proxy.port
+  }
+
+  /** The proxy's unix socket (namespace mode), once it listens. */
+  socketPath(): string | undefined {
+    return this.proxy?.socketPath
   }
 
   /** Where this run's requests start in the proxy's records. */
@@ -62,6 +75,8 @@ export class SandboxNetwork {
   close(): void {
     const p = this.proxy
     this.proxy = undefined
-    void p?.close()
+    const dir = this.dir
+    this.dir = undefined
+    void (p ? p.close() : this.ready.catch(() => {})).finally(() => dir && removeOwnedDir(dir))
   }
 }

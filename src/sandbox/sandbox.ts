@@ -123,9 +123,12 @@ class PlatformSandbox implements Sandbox {
   }
 
   /** The proxy's port once it listens (a report before that shows port 0). */
-  private proxyPort(): { proxyPort?: number } {
+  private proxyPort(): { proxyPort?: number; proxySocket?: string } {
     try {
-      return this.network ? { proxyPort: this.network.port() } : {}
+      if (!this.network) return {}
+      const port = this.network.port()
+      const socket = this.network.socketPath()
+      return socket ? { proxyPort: port, proxySocket: socket } : { proxyPort: port }
     } catch {
       return {}
     }

@@ -22,6 +22,8 @@ export interface NetworkProxy {
   /** The loopback port (HTTP and SOCKS5). */
   readonly port: number
   readonly host: '127.0.0.1'
+  /** The unix socket it also listens on (namespace mode reaches it there), when asked for. */
+  readonly socketPath: string | undefined
   /** Every request decided so far, in order (bounded). */
   readonly records: readonly ProxyRequestRecord[]
   /** Stop listening and cut every open tunnel. */
@@ -40,32 +42,50 @@ function dispatch(gate: NetworkGate, http: ReturnType<typeof createHttpFront>, s
   socket.on('error', () => socket.destroy())
 }
 
-/** Start a proxy on 127.0.0.1 (an ephemeral port unless `port` is given). Resolves once it listens. */
-export function startNetworkProxy(options: GateOptions & { port?: number }): Promise<NetworkProxy> {
+function listen(server: Server, where: { port: number; host: string } | { path: string }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const at = 'path' in where ? where.path : `${where.host}:${where.port}`
+    server.once('error', (err: NodeJS.ErrnoException) => reject(new SetupError('network-proxy', 'listen', err.errno ? -err.errno : 0, err.code ?? 'EUNKNOWN', `the network proxy cannot listen on ${at}: ${err.message}`)))
+    if ('path' in where) server.listen({ path: where.path, backlog: 1024 }, resolve)
+    else server.listen({ port: where.port, host: where.host, backlog: 1024 }, resolve)
+  })
+}
+
+/**
+ * Start a proxy on 127.0.0.1 (an ephemeral port unless `port` is given),
+ * and on `socketPath` too when given (namespace mode's forwarder connects
+ * there). Resolves once it listens.
+ */
+export async function startNetworkProxy(options: GateOptions & { port?: number; socketPath?: string }): Promise<NetworkProxy> {
   const gate = new NetworkGate(options)
   const http = createHttpFront(gate)
   const sockets = new Set<Socket>()
-  const server: Server = createServer({ noDelay: true }, (socket) => {
-    sockets.add(socket)
-    socket.once('close', () => sockets.delete(socket))
-    dispatch(gate, http, socket)
-  })
-  // The proxy must never keep the caller's process alive on its own.
-  server.unref()
-  return new Promise((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => reject(new SetupError('network-proxy', 'listen', err.errno ? -err.errno : 0, err.code ?? 'EUNKNOWN', `the network proxy cannot listen on 127.0.0.1: ${err.message}`)))
-    server.listen(options.port ?? 0, '127.0.0.1', 1024, () => {
-      const port = (server.address() as { port: number }).port
-      resolve({
-        port,
-        host: '127.0.0.1',
-        records: gate.records,
-        close: () =>
-          new Promise<void>((done) => {
-            for (const s of sockets) s.destroy()
-            server.close(() => done())
-          }),
-      })
+  const make = (): Server => {
+    const server = createServer({ noDelay: true }, (socket) => {
+      sockets.add(socket)
+      socket.once('close', () => sockets.delete(socket))
+      dispatch(gate, http, socket)
     })
-  })
+    // The proxy must never keep the caller's process alive on its own.
+    return server.unref()
+  }
+  const servers = [make()]
+  await listen(servers[0]!, { port: options.port ?? 0, host: '127.0.0.1' })
+  if (options.socketPath) {
+    servers.push(make())
+    await listen(servers[1]!, { path: options.socketPath }).catch((err: unknown) => {
+      servers[0]!.close()
+      throw err
+    })
+  }
+  return {
+    port: (servers[0]!.address() as { port: number }).port,
+    host: '127.0.0.1',
+    socketPath: options.socketPath,
+    records: gate.records,
+    close: () => {
+      for (const s of sockets) s.destroy()
+      return Promise.all(servers.map((s) => new Promise<void>((done) => s.close(() => done())))).then(() => {})
+    },
+  }
 }

@@ -10,7 +10,7 @@
  * - `auto`: namespaces when the probe says they work, else Landlock; the
  *   report says which mode ran, why, and what the fallback lacks.
  */
-import { PolicyError, SetupError, UnsupportedError } from '../../errors.js'
+import { PolicyError, SetupError } from '../../errors.js'
 import type { ResolvedPolicy } from '../../profile/resolve.js'
 import { launcherFor } from './launcher-path.js'
 import { zygoteFor } from './launch/zygote.js'
@@ -107,7 +107,6 @@ export function prepareLinux(mode: SandboxMode, ctx: LinuxContext, opts: Prepare
   if (opts.materialize !== false) zygoteFor(launcherFor(ctx.policy.writeRoots))
   const full: PlanContext = { policy: ctx.policy, explicit: ctx.explicit, probe, allowUnconfinedFilesystem: ctx.allowUnconfinedFilesystem === true }
   if (mode === 'landlock') return launcherPrepared(full, 'requested: Landlock + seccomp in the launcher')
-  if (ctx.policy.network === 'proxy') return proxiedLaunch(full, mode)
   const ns = namespaceSupport(ctx.policy, ctx.bwrap)
   if (!ns.ok) return fallback(full, mode, ns)
   const why = mode === 'auto' ? 'auto: bubblewrap and unprivileged user namespaces work here' : 'requested'
@@ -115,18 +114,6 @@ export function prepareLinux(mode: SandboxMode, ctx: LinuxContext, opts: Prepare
   const targets = plan.mountTargets
   plan.prepared.namespaceFailure = (stderr) => churnFailure(stderr, targets) ?? namespaceFailure(stderr, ctx.bwrap)
   return opts.materialize === false ? plan.prepared : materialize(plan)
-}
-
-/**
- * A network allowlist runs in Landlock mode for now: namespace mode needs
- * the in-sandbox forwarder to reach the proxy from a namespace with loopback
- * only (docs/network.md), which is not built yet. `auto` says so in the
- * report; an explicit `namespaces` request is refused rather than run
- * without what it asked for.
- */
-function proxiedLaunch(ctx: PlanContext, mode: 'auto' | 'namespaces'): Prepared {
-  if (mode === 'namespaces') throw new UnsupportedError('namespace mode with a network allowlist', 'the in-sandbox proxy forwarder', 'not implemented in this version', "use mode 'landlock' or 'auto' (both run an allowlist in Landlock mode)")
-  return launcherPrepared(ctx, 'auto: a network allowlist runs in Landlock mode (Landlock TCP rule to the proxy port + seccomp); namespace mode has no proxy forwarder yet')
 }
 
 /**

@@ -33,6 +33,8 @@ export interface LauncherPlan {
    * mounts refuse them.
    */
   metadata?: { bpf: string; rules: number }
+  /** Namespace mode with a network allowlist: the in-sandbox forwarder's port and the proxy's unix socket (native/linux/forwarder.c). */
+  forwarder?: { port: number; socket: string }
   /** Which of fds 0–2 carries the PTY cordon made for the command: its controlling terminal (launch/pty.ts). */
   ctty?: 0 | 1 | 2
 }
