@@ -562,9 +562,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
 #endif
   exports.Set("wire", Wire(env));
   // 2: FdReader, sealedMemfd; 3: wire, landlock; 4: compileSeccomp takes
-  // action 'notify'; 5: openPty, terminal, setTerminalSize (src/native/load.ts
+  // action 'notify'; 5: openPty, terminal, setTerminalSize; 6: the launcher plan
+  // takes landlock.connectPorts and forwarder (network allowlist; src/native/load.ts
   // refuses an addon of another version).
-  exports.Set("abiVersion", Napi::Number::New(env, 5));
+  exports.Set("abiVersion", Napi::Number::New(env, 6));
   return exports;
 }
 

@@ -77,10 +77,10 @@ describe('probe()', () => {
 })
 
 describe('module', () => {
-  it('exports probe, hardenSelf and abiVersion 5 (FdReader, sealedMemfd; wire, landlock; notify rules; openPty, terminal, setTerminalSize)', () => {
+  it('exports probe, hardenSelf and abiVersion 6 (FdReader, sealedMemfd; wire, landlock; notify rules; openPty, terminal, setTerminalSize; launcher plan connectPorts and forwarder)', () => {
     expect(typeof binding.probe).toBe('function')
     expect(typeof binding.hardenSelf).toBe('function')
-    expect(binding.abiVersion).toBe(5)
+    expect(binding.abiVersion).toBe(6)
     expect(typeof binding.FdReader).toBe('function')
     expect(typeof binding.sealedMemfd).toBe('function')
     for (const f of [binding.openPty, binding.terminal, binding.setTerminalSize]) expect(typeof f).toBe('function')
