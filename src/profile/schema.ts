@@ -72,7 +72,10 @@ export const networkAllowlistSchema = z.strictObject({
   allow: z._default(z.array(nonEmptyString), []),
   deny: z._default(z.array(nonEmptyString), []),
 })
-export const networkSchema = z.union([networkLevelSchema, networkAllowlistSchema])
+// A value that is neither: name both forms (zod's union would say only "Invalid input").
+export const networkSchema = z.union([networkLevelSchema, networkAllowlistSchema], {
+  error: (iss) => (typeof iss.input === 'object' && iss.input !== null ? undefined : 'expected "off", "inet", "on" or an allowlist { allow: [...], deny: [...] }'),
+})
 export type NetworkAllowlist = z.output<typeof networkAllowlistSchema>
 
 const limit = z.optional(z.int().check(z.nonnegative()))
