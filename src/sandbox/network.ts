@@ -75,8 +75,12 @@ export class SandboxNetwork {
   close(): void {
     const p = this.proxy
     this.proxy = undefined
+    void p?.close()
+    // Now, not when the close settles: a caller that exits right after close()
+    // must not leave the directory behind (closing the listener unlinks the
+    // socket; a proxy still starting fails to listen on a removed path).
     const dir = this.dir
     this.dir = undefined
-    void (p ? p.close() : this.ready.catch(() => {})).finally(() => dir && removeOwnedDir(dir))
+    if (dir) removeOwnedDir(dir)
   }
 }
