@@ -10,6 +10,7 @@
  * was asked for and what was decided.
  */
 import { createServer, type Server, type Socket } from 'node:net'
+import type { Server as HttpServer } from 'node:http'
 import { SetupError } from '../../errors.js'
 import type { ProxyRequestRecord } from '../../platform/enforcement.js'
 import { NetworkGate, type GateOptions } from './gate.js'
@@ -30,7 +31,7 @@ export interface NetworkProxy {
   close(): Promise<void>
 }
 
-function dispatch(gate: NetworkGate, http: ReturnType<typeof createHttpFront>, socket: Socket): void {
+function dispatch(gate: NetworkGate, http: HttpServer, socket: Socket): void {
   socket.once('data', (first: Buffer) => {
     socket.pause()
     if (first[0] === 0x05) return serveSocks5(gate, socket, first)
@@ -58,7 +59,7 @@ function listen(server: Server, where: { port: number; host: string } | { path: 
  */
 export async function startNetworkProxy(options: GateOptions & { port?: number; socketPath?: string }): Promise<NetworkProxy> {
   const gate = new NetworkGate(options)
-  const http = createHttpFront(gate)
+  const { server: http, agent } = createHttpFront(gate)
   const sockets = new Set<Socket>()
   const make = (): Server => {
     const server = createServer({ noDelay: true }, (socket) => {
@@ -85,6 +86,7 @@ export async function startNetworkProxy(options: GateOptions & { port?: number; 
     records: gate.records,
     close: () => {
       for (const s of sockets) s.destroy()
+      agent.destroy()
       return Promise.all(servers.map((s) => new Promise<void>((done) => s.close(() => done())))).then(() => {})
     },
   }
