@@ -12,7 +12,7 @@
 import { lookup as dnsLookup } from 'node:dns'
 import { isIP } from 'node:net'
 import type { ProxyRequestRecord } from '../../platform/enforcement.js'
-import { canonicalHost } from '../host-pattern.js'
+import { canonicalHost, parseHostPattern } from '../host-pattern.js'
 import { specialAddress } from '../addresses.js'
 import { addressAllowed, decideHost, withEntry, type NetworkLists, type NetworkSource } from '../policy.js'
 
@@ -55,6 +55,14 @@ export type GateVerdict = { ok: true; address: string; family: 4 | 6; record: Pr
 /** Bounded: a command looping on requests cannot grow the proxy's memory without limit. */
 const MAX_RECORDS = 10_000
 
+function isHostName(host: string): boolean {
+  try {
+    return parseHostPattern(host, 'target').kind !== 'below'
+  } catch {
+    return false
+  }
+}
+
 export class NetworkGate {
   private lists: NetworkLists
   readonly records: ProxyRequestRecord[] = []
@@ -69,6 +77,9 @@ export class NetworkGate {
     const host = canonicalHost(rawHost)
     const refuse = (source: string, reason: string): GateVerdict => ({ ok: false, record: this.record({ host, port, protocol, decision: 'denied', source, reason }) })
     if (!(port >= 1 && port <= 65535)) return refuse('proxy', `bad port ${port}`)
+    // A target that is no host name (SOCKS5 carries any bytes; `*.x`, spaces,
+    // controls) is refused before any rule or approver sees it.
+    if (!isHostName(host)) return refuse('proxy', `${JSON.stringify(host.slice(0, 80))} is not a host name or IP address`)
     if (isIP(host)) return this.checkLiteral(host, port, protocol, refuse)
     const d = decideHost(this.lists, host, port, this.options.ask !== undefined)
     let source: string = d.source

@@ -99,8 +99,9 @@ async function onRequest(gate: NetworkGate, agent: Agent, req: IncomingMessage, 
 export function createHttpFront(gate: NetworkGate): { server: Server; agent: Agent } {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 })
   const server = createServer()
-  server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => void onConnect(gate, req, socket, head))
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => void onRequest(gate, agent, req, res))
+  // A handler that throws drops its connection, never the caller's process.
+  server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => onConnect(gate, req, socket, head).catch(() => socket.destroy()))
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => onRequest(gate, agent, req, res).catch(() => res.destroy()))
   server.on('clientError', (_err, socket: Socket) => refuseSocket(socket, '400 Bad Request', 'malformed HTTP request'))
   return { server, agent }
 }

@@ -96,7 +96,7 @@ export function serveSocks5(gate: NetworkGate, socket: Socket, first: Buffer): v
     socket.off('data', onData)
     socket.pause() // until the tunnel reads: nothing is lost while the gate decides
     const req = c.take(n)
-    void onRequest(gate, socket, req, c.take(c.length))
+    onRequest(gate, socket, req, c.take(c.length)).catch(() => socket.destroy())
   }
   const onData = (chunk: Buffer) => {
     c.add(chunk)

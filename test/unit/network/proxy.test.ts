@@ -202,7 +202,22 @@ describe('network proxy: SOCKS5', () => {
     const no = await socks(p, 'mirror.test', echoPort)
     expect(no.rep).toBe(2)
     no.socket.destroy()
-    expect(p.records.map((r) => [r.host, r.protocol, r.decision])).toEqual([['registry.test', 'socks5_tcp', 'allowed'], ['mirror.test', 'socks5_tcp', 'denied']])
+    const junk = await socks(p, 'a b\u0000*', echoPort)
+    expect(junk.rep).toBe(2)
+    junk.socket.destroy()
+    expect(p.records.map((r) => [r.host, r.protocol, r.decision])).toEqual([['registry.test', 'socks5_tcp', 'allowed'], ['mirror.test', 'socks5_tcp', 'denied'], ['a b\u0000*', 'socks5_tcp', 'denied']])
+    expect(p.records[2]!.reason).toMatch(/is not a host name/)
+  })
+
+  it('a target that is no host name never reaches the approver', async () => {
+    let asked = 0
+    const p = await proxy(ALLOW, { ask: () => (asked++, 'approved_for_session') })
+    for (const bad of ['*.test', 'a b', 'x/y']) {
+      const r = await socks(p, bad, echoPort)
+      expect(r.rep, bad).toBe(2)
+      r.socket.destroy()
+    }
+    expect(asked).toBe(0)
   })
 })
 
