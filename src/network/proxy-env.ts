@@ -7,13 +7,17 @@
  * clearing it makes the failure a proxy decision with a reason instead.
  */
 
+import { PROXY_USER } from './proxy/credential.js'
+
 /** Names a tool would honour to bypass the proxy. */
 const BYPASS = ['NO_PROXY', 'no_proxy']
 
-export function proxyEnv(port: number, env: Readonly<Record<string, string>>): Record<string, string> {
-  const http = `http://127.0.0.1:${port}`
+export function proxyEnv(port: number, env: Readonly<Record<string, string>>, token?: string): Record<string, string> {
+  // The credential in the URL: curl, npm, pip, git, Node and Go send it to the proxy by themselves.
+  const auth = token ? `${PROXY_USER}:${token}@` : ''
+  const http = `http://${auth}127.0.0.1:${port}`
   // socks5h: the proxy resolves the name (the sandbox has no DNS).
-  const socks = `socks5h://127.0.0.1:${port}`
+  const socks = `socks5h://${auth}127.0.0.1:${port}`
   const out: Record<string, string> = { ...env }
   for (const name of BYPASS) delete out[name]
   Object.assign(out, {

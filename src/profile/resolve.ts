@@ -50,6 +50,8 @@ export interface ResolveInput {
   proxyPort?: number
   /** ... and its unix socket (namespace mode binds it into the sandbox). */
   proxySocket?: string
+  /** ... and the credential its TCP port asks for (in the proxy URLs of the environment). */
+  proxyToken?: string
   /** Per-sandbox cache of canonical paths outside writable roots. */
   cache?: CanonCache
 }
@@ -103,7 +105,7 @@ export function resolvePolicy(input: ResolveInput): ResolvedPolicy {
     ...(typeof profile.network === 'object' ? { allowlist: profile.network } : {}),
     ...(typeof profile.network === 'object' && input.proxyPort !== undefined ? { proxyPort: input.proxyPort } : {}),
     ...(typeof profile.network === 'object' && input.proxySocket !== undefined ? { proxySocket: input.proxySocket } : {}),
-    env: typeof profile.network === 'object' && input.proxyPort !== undefined ? proxyEnv(input.proxyPort, env) : env,
+    env: typeof profile.network === 'object' && input.proxyPort !== undefined ? proxyEnv(input.proxyPort, env, input.proxyToken) : env,
     envDropped: dropped,
     limits: profile.limits,
     unsandboxed: profile.unsandboxed,

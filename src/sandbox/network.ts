@@ -10,6 +10,7 @@ import { SetupError } from '../errors.js'
 import { makeOwnedTempDir, removeOwnedDir } from '../platform/owned-dirs.js'
 import type { NetworkRule } from '../exec-policy/types.js'
 import { buildNetworkLists } from '../network/policy.js'
+import { newProxyToken } from '../network/proxy/credential.js'
 import { startNetworkProxy, type LookupFunction, type NetworkAnswer, type NetworkAsk, type NetworkProxy } from '../network/proxy/proxy.js'
 import type { Enforcement, ProxyRequestRecord } from '../platform/enforcement.js'
 import type { NetworkAllowlist } from '../profile/schema.js'
@@ -29,6 +30,8 @@ export class SandboxNetwork {
   private proxy: NetworkProxy | undefined
   private failure: unknown
   private dir: string | undefined
+  /** The credential of the proxy's TCP port (credential.ts). */
+  readonly token = newProxyToken()
   readonly ready: Promise<void>
 
   /** Throws a PolicyError for a bad entry (a bare `*`), before anything listens. */
@@ -38,7 +41,7 @@ export class SandboxNetwork {
     // its own (0700, removed with the sandbox), so no other user reaches it.
     this.dir = makeOwnedTempDir(tmpdir(), 'cordon-net-')
     const socketPath = join(this.dir, 'proxy.sock')
-    this.ready = startNetworkProxy({ lists, lookup: o.networkLookup, ask: o.onNetworkRequest, persist: o.persistNetworkAnswer, socketPath }).then(
+    this.ready = startNetworkProxy({ lists, lookup: o.networkLookup, ask: o.onNetworkRequest, persist: o.persistNetworkAnswer, socketPath, token: this.token }).then(
       (p) => void (this.proxy = p),
       (err: unknown) => {
         this.failure = err

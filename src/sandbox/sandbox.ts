@@ -123,12 +123,12 @@ class PlatformSandbox implements Sandbox {
   }
 
   /** The proxy's port once it listens (a report before that shows port 0). */
-  private proxyPort(): { proxyPort?: number; proxySocket?: string } {
+  private proxyPort(): { proxyPort?: number; proxySocket?: string; proxyToken?: string } {
     try {
       if (!this.network) return {}
       const port = this.network.port()
       const socket = this.network.socketPath()
-      return socket ? { proxyPort: port, proxySocket: socket } : { proxyPort: port }
+      return { proxyPort: port, proxyToken: this.network.token, ...(socket ? { proxySocket: socket } : {}) }
     } catch {
       return {}
     }

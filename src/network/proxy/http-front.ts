@@ -7,6 +7,7 @@
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { canonicalHost } from '../host-pattern.js'
+import { basicMatches, needsCredential } from './credential.js'
 import type { NetworkGate } from './gate.js'
 import { openTunnel } from './tunnel.js'
 
@@ -32,14 +33,17 @@ function hostMatches(header: string | undefined, target: Authority, defaultPort:
   return h !== undefined && h.host === target.host && h.port === target.port
 }
 
-function refuseSocket(socket: Socket, status: string, reason: string): void {
+const CHALLENGE = 'Basic realm="cordon"'
+
+function refuseSocket(socket: Socket, status: string, reason: string, challenge = false): void {
   const body = `cordon: ${reason}\n`
-  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\nX-Cordon-Reason: ${encodeURIComponent(reason)}\r\n\r\n${body}`)
+  const auth = challenge ? `Proxy-Authenticate: ${CHALLENGE}\r\n` : ''
+  socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n${auth}X-Cordon-Reason: ${encodeURIComponent(reason)}\r\n\r\n${body}`)
 }
 
-function refuseResponse(res: ServerResponse, status: number, reason: string): void {
+function refuseResponse(res: ServerResponse, status: number, reason: string, challenge = false): void {
   if (res.headersSent) return void res.destroy()
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close', 'x-cordon-reason': encodeURIComponent(reason) })
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close', 'x-cordon-reason': encodeURIComponent(reason), ...(challenge ? { 'proxy-authenticate': CHALLENGE } : {}) })
   res.end(`cordon: ${reason}\n`)
 }
 
@@ -96,12 +100,19 @@ async function onRequest(gate: NetworkGate, agent: Agent, req: IncomingMessage, 
  * (keep-alive, keyed by the vetted address and port, so a reused connection
  * goes where a new one would): a TCP handshake less per request.
  */
-export function createHttpFront(gate: NetworkGate): { server: Server; agent: Agent } {
+export function createHttpFront(gate: NetworkGate, token: string | undefined): { server: Server; agent: Agent } {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 })
   const server = createServer()
   // A handler that throws drops its connection, never the caller's process.
-  server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => onConnect(gate, req, socket, head).catch(() => socket.destroy()))
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => onRequest(gate, agent, req, res).catch(() => res.destroy()))
+  const authorized = (req: IncomingMessage) => token === undefined || !needsCredential(req.socket) || basicMatches(req.headers['proxy-authorization'], token)
+  server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    if (!authorized(req)) return refuseSocket(socket, '407 Proxy Authentication Required', 'this proxy belongs to a cordon sandbox: use the proxy URL from its environment', true)
+    onConnect(gate, req, socket, head).catch(() => socket.destroy())
+  })
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!authorized(req)) return refuseResponse(res, 407, 'this proxy belongs to a cordon sandbox: use the proxy URL from its environment', true)
+    onRequest(gate, agent, req, res).catch(() => res.destroy())
+  })
   server.on('clientError', (_err, socket: Socket) => refuseSocket(socket, '400 Bad Request', 'malformed HTTP request'))
   return { server, agent }
 }

@@ -13,6 +13,7 @@ import { createServer, type Server, type Socket } from 'node:net'
 import type { Server as HttpServer } from 'node:http'
 import { SetupError } from '../../errors.js'
 import type { ProxyRequestRecord } from '../../platform/enforcement.js'
+import { requireCredential } from './credential.js'
 import { NetworkGate, type GateOptions } from './gate.js'
 import { createHttpFront } from './http-front.js'
 import { serveSocks5 } from './socks5.js'
@@ -31,10 +32,11 @@ export interface NetworkProxy {
   close(): Promise<void>
 }
 
-function dispatch(gate: NetworkGate, http: HttpServer, socket: Socket): void {
+function dispatch(gate: NetworkGate, http: HttpServer, socket: Socket, token: string | undefined): void {
+  if (token !== undefined) requireCredential(socket)
   socket.once('data', (first: Buffer) => {
     socket.pause()
-    if (first[0] === 0x05) return serveSocks5(gate, socket, first)
+    if (first[0] === 0x05) return serveSocks5(gate, socket, first, token)
     // Hand the bytes back and let node:http parse the rest.
     socket.unshift(first)
     http.emit('connection', socket)
@@ -55,25 +57,27 @@ function listen(server: Server, where: { port: number; host: string } | { path: 
 /**
  * Start a proxy on 127.0.0.1 (an ephemeral port unless `port` is given),
  * and on `socketPath` too when given (namespace mode's forwarder connects
- * there). Resolves once it listens.
+ * there). With `token`, the TCP port answers only clients that show it
+ * (credential.ts). Resolves once it listens.
  */
-export async function startNetworkProxy(options: GateOptions & { port?: number; socketPath?: string }): Promise<NetworkProxy> {
+export async function startNetworkProxy(options: GateOptions & { port?: number; socketPath?: string; token?: string }): Promise<NetworkProxy> {
   const gate = new NetworkGate(options)
-  const { server: http, agent } = createHttpFront(gate)
+  const { server: http, agent } = createHttpFront(gate, options.token)
   const sockets = new Set<Socket>()
-  const make = (): Server => {
+  const make = (token: string | undefined): Server => {
     const server = createServer({ noDelay: true }, (socket) => {
       sockets.add(socket)
       socket.once('close', () => sockets.delete(socket))
-      dispatch(gate, http, socket)
+      dispatch(gate, http, socket, token)
     })
     // The proxy must never keep the caller's process alive on its own.
     return server.unref()
   }
-  const servers = [make()]
+  // The TCP port asks for the token (when there is one); the unix socket does not.
+  const servers = [make(options.token)]
   await listen(servers[0]!, { port: options.port ?? 0, host: '127.0.0.1' })
   if (options.socketPath) {
-    servers.push(make())
+    servers.push(make(undefined))
     await listen(servers[1]!, { path: options.socketPath }).catch((err: unknown) => {
       servers[0]!.close()
       throw err

@@ -5,6 +5,7 @@
  * sandbox has no UDP to send with anyway.
  */
 import { isIPv4, type Socket } from 'node:net'
+import { userPassMatches } from './credential.js'
 import type { NetworkGate } from './gate.js'
 import { openTunnel } from './tunnel.js'
 
@@ -75,19 +76,41 @@ async function onRequest(gate: NetworkGate, socket: Socket, req: Buffer, rest: B
   openTunnel(socket, rest, { host: v.record.host, port, address: v.address, record: v.record }, { ok: () => reply(socket, REP.ok), fail: () => refuse(socket, isIPv4(v.address) ? REP.hostUnreachable : REP.fail) })
 }
 
-/** Serve one SOCKS5 connection whose first bytes are `first`. */
-export function serveSocks5(gate: NetworkGate, socket: Socket, first: Buffer): void {
+/** Bytes of a username/password message (VER ULEN UNAME PLEN PASSWD, RFC 1929), or undefined while incomplete. */
+function userPassLength(c: Collector): number | undefined {
+  const ulen = c.peek(1)
+  const plen = ulen === undefined ? undefined : c.peek(2 + ulen)
+  return ulen === undefined || plen === undefined || c.length < 3 + ulen + plen ? undefined : 3 + ulen + plen
+}
+
+/**
+ * Serve one SOCKS5 connection whose first bytes are `first`. With `token`
+ * (the TCP port), only username/password (0x02) with the sandbox's
+ * credential is accepted; without (the unix socket), no authentication.
+ */
+export function serveSocks5(gate: NetworkGate, socket: Socket, first: Buffer, token: string | undefined): void {
   const c = new Collector()
-  let stage: 'greeting' | 'request' = 'greeting'
+  let stage: 'greeting' | 'auth' | 'request' = 'greeting'
   socket.on('error', () => socket.destroy())
   const step = () => {
     if (stage === 'greeting') {
       const n = greetingLength(c)
       if (n === undefined) return
       const g = c.take(n)
-      // Method 0x00 (no authentication) or nothing: 0xFF says no acceptable method.
-      if (g[0] !== VERSION || !g.subarray(2).includes(0x00)) return void socket.end(Buffer.from([VERSION, 0xff]))
-      socket.write(Buffer.from([VERSION, 0x00]))
+      const method = token === undefined ? 0x00 : 0x02
+      // No acceptable method: 0xFF, and the connection ends.
+      if (g[0] !== VERSION || !g.subarray(2).includes(method)) return void socket.end(Buffer.from([VERSION, 0xff]))
+      socket.write(Buffer.from([VERSION, method]))
+      stage = method === 0x02 ? 'auth' : 'request'
+    }
+    if (stage === 'auth') {
+      const n = userPassLength(c)
+      if (n === undefined) return
+      const m = c.take(n)
+      const ulen = m[1]!
+      const ok = m[0] === 0x01 && userPassMatches(m.subarray(2, 2 + ulen).toString('utf8'), m.subarray(3 + ulen).toString('utf8'), token!)
+      if (!ok) return void socket.end(Buffer.from([0x01, 0x01]))
+      socket.write(Buffer.from([0x01, 0x00]))
       stage = 'request'
     }
     const n = requestLength(c)

@@ -34,6 +34,11 @@ describe('proxyEnv', () => {
     expect(env).not.toHaveProperty('no_proxy')
   })
 
+  it('carries the credential in every proxy URL when there is one', () => {
+    const env = proxyEnv(9, {}, 'T0k')
+    expect(env).toMatchObject({ HTTP_PROXY: 'http://cordon:T0k@127.0.0.1:9', ALL_PROXY: 'socks5h://cordon:T0k@127.0.0.1:9', GIT_CONFIG_VALUE_0: 'http://cordon:T0k@127.0.0.1:9', PIP_PROXY: 'http://cordon:T0k@127.0.0.1:9' })
+  })
+
   it("adds git's http.proxy after the entries the environment already has", () => {
     const env = proxyEnv(1, { GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'a.b', GIT_CONFIG_VALUE_0: 'x', GIT_CONFIG_KEY_1: 'c.d', GIT_CONFIG_VALUE_1: 'y' })
     expect(env).toMatchObject({ GIT_CONFIG_COUNT: '3', GIT_CONFIG_KEY_0: 'a.b', GIT_CONFIG_KEY_2: 'http.proxy', GIT_CONFIG_VALUE_2: 'http://127.0.0.1:1' })

@@ -5,8 +5,10 @@
  */
 import { createServer as createHttpServer, request, type Server as HttpServer } from 'node:http'
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { join } from 'node:path'
 import { connect as tlsConnect } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { removeTempDirs, tempDir } from '../../helpers/temp.js'
 import { buildNetworkLists } from '../../../src/network/policy.js'
 import { startNetworkProxy, type GateOptions, type LookupFunction, type NetworkAnswer, type NetworkAsk, type NetworkProxy } from '../../../src/network/proxy/proxy.js'
 
@@ -42,9 +44,10 @@ afterAll(async () => {
   await Promise.all(proxies.map((p) => p.close()))
   registry.close()
   echo.close()
+  removeTempDirs()
 })
 
-async function proxy(lists: { allow: string[]; deny?: string[] }, extra: Partial<GateOptions> = {}): Promise<NetworkProxy> {
+async function proxy(lists: { allow: string[]; deny?: string[] }, extra: Partial<GateOptions> & { token?: string; socketPath?: string } = {}): Promise<NetworkProxy> {
   const p = await startNetworkProxy({ lists: buildNetworkLists(lists), lookup, ...extra })
   proxies.push(p)
   return p
@@ -65,9 +68,9 @@ function plainGet(p: NetworkProxy, url: string, host?: string): Promise<{ status
 }
 
 /** CONNECT, then the status line and the socket (still open on 200). */
-function connectVia(p: NetworkProxy, target: string, host = target): Promise<{ status: number; text: string; socket: Socket }> {
+function connectVia(p: NetworkProxy, target: string, host = target, extra = '', via: { port: number } | { path: string } = { port: p.port }): Promise<{ status: number; text: string; socket: Socket }> {
   return new Promise((resolve, reject) => {
-    const s = connect(p.port, '127.0.0.1', () => s.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${host}\r\n\r\n`))
+    const s = connect({ ...via, ...('port' in via ? { host: '127.0.0.1' } : {}) }, () => s.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${host}\r\n${extra}\r\n`))
     let text = ''
     s.on('error', reject)
     const onData = (c: Buffer) => {
@@ -168,30 +171,60 @@ describe('network proxy: HTTP', () => {
 })
 
 describe('network proxy: SOCKS5', () => {
-  function socks(p: NetworkProxy, host: string, targetPort: number): Promise<{ rep: number; socket: Socket }> {
-    return new Promise((resolve, reject) => {
-      const s = connect(p.port, '127.0.0.1', () => s.write(Buffer.from([5, 1, 0])))
-      s.on('error', reject)
-      let stage = 0
-      let buf = Buffer.alloc(0)
-      s.on('data', function onData(d: Buffer) {
-        buf = Buffer.concat([buf, d])
-        if (stage === 0 && buf.length >= 2) {
-          expect([...buf.subarray(0, 2)]).toEqual([5, 0])
-          buf = buf.subarray(2)
-          stage = 1
-          const name = Buffer.from(host)
-          const portBytes = Buffer.alloc(2)
-          portBytes.writeUInt16BE(targetPort)
-          s.write(Buffer.concat([Buffer.from([5, 1, 0, 3, name.length]), name, portBytes]))
+  /** Bytes from a socket, `n` at a time, in order. */
+  function reader(s: Socket) {
+    let buf = Buffer.alloc(0)
+    let wake: (() => void) | undefined
+    const onData = (d: Buffer) => {
+      buf = Buffer.concat([buf, d])
+      wake?.()
+    }
+    s.on('data', onData).on('close', () => wake?.())
+    return {
+      async take(n: number): Promise<Buffer | undefined> {
+        while (buf.length < n) {
+          if (s.destroyed || s.readableEnded) return undefined
+          await new Promise<void>((r) => (wake = r))
         }
-        if (stage === 1 && buf.length >= 10) {
-          s.off('data', onData)
-          resolve({ rep: buf[1]!, socket: s })
-        }
-      })
-    })
+        const out = buf.subarray(0, n)
+        buf = buf.subarray(n)
+        return out
+      },
+      done: () => s.off('data', onData),
+    }
   }
+
+  /** Greeting, optional username/password, CONNECT by name: the reply code (0xff: no method; 0x1xx: auth failed). */
+  async function socks(p: NetworkProxy, host: string, targetPort: number, auth?: { user: string; pass: string }): Promise<{ rep: number; socket: Socket }> {
+    const s = connect(p.port, '127.0.0.1')
+    await new Promise((r, j) => s.once('connect', r).once('error', j))
+    const r = reader(s)
+    s.write(Buffer.from(auth ? [5, 1, 2] : [5, 1, 0]))
+    const method = await r.take(2)
+    if (!method || method[1] === 0xff) return { rep: 0xff, socket: s }
+    if (auth) {
+      s.write(Buffer.concat([Buffer.from([1, auth.user.length]), Buffer.from(auth.user), Buffer.from([auth.pass.length]), Buffer.from(auth.pass)]))
+      const status = await r.take(2)
+      if (!status || status[1] !== 0) return { rep: 0x100 + (status?.[1] ?? 0xff), socket: s }
+    }
+    const name = Buffer.from(host)
+    const portBytes = Buffer.alloc(2)
+    portBytes.writeUInt16BE(targetPort)
+    s.write(Buffer.concat([Buffer.from([5, 1, 0, 3, name.length]), name, portBytes]))
+    const reply = await r.take(10)
+    r.done()
+    return { rep: reply ? reply[1]! : -1, socket: s }
+  }
+
+  it('with a credential: only username/password with the token is accepted', async () => {
+    const p = await proxy(ALLOW, { token: 'tok-1' })
+    expect((await socks(p, 'registry.test', echoPort)).rep).toBe(0xff) // no authentication offered
+    expect((await socks(p, 'registry.test', echoPort, { user: 'cordon', pass: 'nope' })).rep).toBe(0x101)
+    const ok = await socks(p, 'registry.test', echoPort, { user: 'cordon', pass: 'tok-1' })
+    expect(ok.rep).toBe(0)
+    expect(await roundTrip(ok.socket, 'auth')).toBe('auth')
+    ok.socket.destroy()
+  })
 
   it('CONNECT by name to an allowed host relays; a denied one gets "not allowed by ruleset"', async () => {
     const p = await proxy(ALLOW)
@@ -248,5 +281,27 @@ describe('network proxy: asking', () => {
     const q = await proxy({ allow: ['127.0.0.2'] }, { ask: () => { throw new Error('no terminal') } })
     const r = await plainGet(q, `http://asked.test:${port}/`)
     expect(r).toMatchObject({ status: 403, body: expect.stringMatching(/the approver failed: no terminal/) })
+  })
+})
+
+describe('network proxy: the credential of the TCP port', () => {
+  const TOKEN = 'sandbox-token-123'
+  const basic = (t: string) => `Proxy-Authorization: Basic ${Buffer.from(`cordon:${t}`).toString('base64')}\r\n`
+
+  it('HTTP: no credential or a wrong one is a 407 with a challenge, the right one passes; the unix socket needs none', async () => {
+    const socketPath = join(tempDir('proxysock-'), 'proxy.sock')
+    const p = await proxy(ALLOW, { token: TOKEN, socketPath })
+    const none = await connectVia(p, `registry.test:${echoPort}`)
+    expect(none.status).toBe(407)
+    expect(none.text).toMatch(/Proxy-Authenticate: Basic realm="cordon"/)
+    expect((await connectVia(p, `registry.test:${echoPort}`, undefined, basic('wrong'))).status).toBe(407)
+    const ok = await connectVia(p, `registry.test:${echoPort}`, undefined, basic(TOKEN))
+    expect(ok.status).toBe(200)
+    ok.socket.destroy()
+    const viaUnix = await connectVia(p, `registry.test:${echoPort}`, undefined, '', { path: socketPath })
+    expect(viaUnix.status).toBe(200)
+    viaUnix.socket.destroy()
+    expect((await plainGet(p, `http://registry.test:${port}/`)).status).toBe(407)
+    expect(p.records).toHaveLength(2) // refused before the gate: no host was asked for
   })
 })

@@ -32,7 +32,7 @@ describe('a sandbox with a network allowlist', () => {
       const port = sb.report().proxy!.port
       expect(port).toBeGreaterThan(0)
       const r = await sb.spawn('sh', ['-c', 'echo "$HTTPS_PROXY"'])
-      expect(r.stdout.trim()).toBe(`http://127.0.0.1:${port}`)
+      expect(r.stdout.trim()).toMatch(new RegExp(`^http://cordon:[A-Za-z0-9_-]{24}@127\\.0\\.0\\.1:${port}$`))
       expect(r.enforcement).toMatchObject({ network: 'proxy', proxy: { port, requests: [] } })
     } finally {
       sb.close()
@@ -44,7 +44,7 @@ describe('a sandbox with a network allowlist', () => {
     const sb = createSandbox(options)
     expect(netDirs().length).toBe(before.length + 1)
     const r = await sb.run(['sh', '-c', 'echo "$ALL_PROXY"'])
-    expect(r.stdout).toMatch(/^socks5h:\/\/127\.0\.0\.1:\d+\n$/)
+    expect(r.stdout).toMatch(/^socks5h:\/\/cordon:[A-Za-z0-9_-]{24}@127\.0\.0\.1:\d+\n$/)
     sb.close()
     expect(netDirs()).toEqual(before)
   })

@@ -83,13 +83,38 @@ static int cmd_socketpair(char **a) {
   return outcome(rc);
 }
 
+/* base64 of `in` (RFC 4648) into `out` (4/3 the size, plus a NUL). */
+static void base64(const char *in, char *out) {
+  static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  size_t n = strlen(in), i = 0;
+  for (; i + 2 < n; i += 3, out += 4) {
+    unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8 | (unsigned char)in[i + 2];
+    out[0] = t[v >> 18]; out[1] = t[v >> 12 & 63]; out[2] = t[v >> 6 & 63]; out[3] = t[v & 63];
+  }
+  if (n - i == 1) { unsigned v = (unsigned char)in[i] << 16; out[0] = t[v >> 18]; out[1] = t[v >> 12 & 63]; out[2] = out[3] = '='; out += 4; }
+  if (n - i == 2) { unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8; out[0] = t[v >> 18]; out[1] = t[v >> 12 & 63]; out[2] = t[v >> 6 & 63]; out[3] = '='; out += 4; }
+  *out = 0;
+}
+
 /* The proxy of a network allowlist, as the sandbox's environment names it
- * (HTTP_PROXY=http://127.0.0.1:PORT), or -1 when there is none. */
-static int proxy_fd(void) {
-  const char *p = getenv("HTTP_PROXY");
+ * (HTTP_PROXY=http://USER:TOKEN@127.0.0.1:PORT), or -1 when there is none.
+ * `auth` gets the Proxy-Authorization header line ("" without credentials). */
+static int proxy_fd(char *auth, size_t cap) {
+  const char *p = getenv("HTTP_PROXY"), *at;
+  char user[256] = "", b64[400];
   struct sockaddr_in sin = {.sin_family = AF_INET};
-  if (!p || strncmp(p, "http://127.0.0.1:", 17) != 0) return -1;
-  sin.sin_port = htons((uint16_t)atoi(p + 17));
+  auth[0] = 0;
+  if (!p || strncmp(p, "http://", 7) != 0) return -1;
+  p += 7;
+  if ((at = strchr(p, '@')) && (size_t)(at - p) < sizeof user) {
+    memcpy(user, p, (size_t)(at - p));
+    user[at - p] = 0;
+    base64(user, b64);
+    snprintf(auth, cap, "Proxy-Authorization: Basic %s\r\n", b64);
+    p = at + 1;
+  }
+  if (strncmp(p, "127.0.0.1:", 10) != 0) return -1;
+  sin.sin_port = htons((uint16_t)atoi(p + 10));
   sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd >= 0 && connect(fd, (struct sockaddr *)&sin, sizeof sin) < 0) { close(fd); return -2; }
@@ -113,11 +138,11 @@ static int read_status(int fd, char *buf, size_t cap) {
 /* CONNECT host:port through the proxy, then one HTTP/1.0 GET in the tunnel.
  * Prints OK and the body's first word, or HTTP<status>, or NOPROXY. */
 static void proxy_one(const char *target) {
-  char buf[4096];
-  int fd = proxy_fd();
+  char buf[4096], auth[512];
+  int fd = proxy_fd(auth, sizeof auth);
   if (fd == -1) { printf("NOPROXY "); return; }
   if (fd < 0) { printf("%s ", strerrorname_np(errno)); return; }
-  dprintf(fd, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target);
+  dprintf(fd, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", target, target, auth);
   int status = read_status(fd, buf, sizeof buf);
   if (status == 200) {
     dprintf(fd, "GET / HTTP/1.0\r\nHost: %s\r\n\r\n", target);
