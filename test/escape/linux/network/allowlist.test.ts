@@ -104,6 +104,12 @@ describeEscape('network allowlist', (identity, mode) => {
       expect(requests(reply).map((r) => r.reason)).toEqual([expect.stringMatching(/127\.0\.0\.1, a loopback address/), expect.stringMatching(/10\.0\.0\.1, a private/)])
     })
 
+    it('200 tunnels open at once are all answered (namespace mode: through the forwarder)', async () => {
+      const reply = await e.confined(net('proxymany', '200', target('registry.test')), { options: allowlist(), runOptions: { timeout: 60_000 } })
+      expect(firstLine(resultOf(reply).stdout)).toBe('OK:200')
+      expect(requests(reply)).toHaveLength(200)
+    }, 90_000)
+
     it('ask → approved for the session → the second request is not asked', async () => {
       const reply = await e.confined(net('proxy', target('asked.test'), target('asked.test')), { options: allowlist({ networkAnswers: { 'asked.test': 'approved_for_session' } }) })
       expect(firstLine(resultOf(reply).stdout)).toBe('OK:registry OK:registry')
@@ -117,6 +123,10 @@ describeEscape('network allowlist', (identity, mode) => {
   describe('around the proxy', () => {
     it('a direct TCP connect to the server\'s real port is refused (Landlock; in namespace mode the namespace too)', async () => {
       await e.denial(net('tcp', '127.0.0.2', String(ports.http)), 'EACCES', 'OK', { options: allowlist() })
+    })
+
+    it('listening on a TCP port is refused (no way in either)', async () => {
+      await e.denial(net('bind', '0'), 'EACCES', 'OK', { options: allowlist() })
     })
 
     it('UDP (and so DNS) is refused at socket()', async () => {

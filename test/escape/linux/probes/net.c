@@ -156,6 +156,39 @@ static void proxy_one(const char *target) {
   close(fd);
 }
 
+/* Listen on a TCP port of 127.0.0.1 (port 0: any): a way in for others. */
+static int cmd_bind(char **a) {
+  struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(a[0]))};
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return setup_failed("socket");
+  long rc = bind(fd, (struct sockaddr *)&sin, sizeof sin);
+  if (rc == 0) rc = listen(fd, 1);
+  close(fd);
+  return outcome(rc);
+}
+
+/* N tunnels through the proxy open at once (all connected and asked for
+ * before any answer is read), then one GET in each: OK:<answered>. */
+static int cmd_proxymany(char **a) {
+  int n = atoi(a[0]), fds[256], ok = 0;
+  char buf[4096], auth[512];
+  if (n < 1 || n > 256) return setup_failed("count");
+  for (int i = 0; i < n; i++) {
+    if ((fds[i] = proxy_fd(auth, sizeof auth)) < 0) return setup_failed("connect");
+    dprintf(fds[i], "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", a[1], a[1], auth);
+  }
+  for (int i = 0; i < n; i++) {
+    if (read_status(fds[i], buf, sizeof buf) == 200) {
+      dprintf(fds[i], "GET / HTTP/1.0\r\nHost: %s\r\n\r\n", a[1]);
+      if (read_status(fds[i], buf, sizeof buf) == 200) ok++;
+    }
+    close(fds[i]);
+  }
+  printf("OK:%d\n", ok);
+  return 0;
+}
+
 static int cmd_proxy(char **a) {
   for (; *a; a++) proxy_one(*a);
   printf("\n");
@@ -164,6 +197,8 @@ static int cmd_proxy(char **a) {
 
 static const struct probe_cmd cmds[] = {
   {"proxy", 1, cmd_proxy},
+  {"proxymany", 2, cmd_proxymany},
+  {"bind", 1, cmd_bind},
   {"tcp", 2, cmd_tcp},
   {"udp", 2, cmd_udp},
   {"raw", 0, cmd_raw},
