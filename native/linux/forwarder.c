@@ -156,7 +156,11 @@ static nfds_t fill(struct pollfd *fds, int lfd) {
 static void step_pair(struct pair *p, short ra, short rb) {
   struct way ab = {p->a, p->b, p->ab, &p->ab_len, &p->ab_off, &p->a_eof};
   struct way ba = {p->b, p->a, p->ba, &p->ba_len, &p->ba_off, &p->b_eof};
-  if (pump(ab, ra) < 0 || pump(ba, rb) < 0 || (p->a_eof && p->b_eof && !p->ab_len && !p->ba_len)) close_pair(p);
+  if (pump(ab, ra) < 0 || pump(ba, rb) < 0 || (p->a_eof && p->b_eof && !p->ab_len && !p->ba_len)) return close_pair(p);
+  /* A side that hung up after its input was read: nothing more can be
+   * delivered to it, and poll(2) reports POLLHUP at once on every turn —
+   * keeping the pair would spin. */
+  if (((ra & (POLLHUP | POLLERR)) && p->a_eof) || ((rb & (POLLHUP | POLLERR)) && p->b_eof)) close_pair(p);
 }
 
 static void serve(int lfd, const char *path) {
