@@ -73,16 +73,46 @@ int cordon_forwarder_listen(int port, struct cordon_err *e) {
 }
 
 /* Landlock: no file, no TCP bind or connect, no signals or abstract sockets outside. */
-static int confine(void) {
+static int confine_landlock(struct cordon_err *e) {
   int v = (int)syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
   if (v <= 0) return 0; /* the namespaces and the dropped capabilities still hold it; the report says Landlock is missing */
   const struct cordon_landlock_abi *abi = cordon_landlock_rights(v);
   struct ll_ruleset_attr attr = {abi->fs, abi->net & (LL_NET_BIND_TCP | LL_NET_CONNECT_TCP), abi->scoped & (LL_SCOPE_SIGNAL | LL_SCOPE_ABSTRACT_UNIX_SOCKET)};
   int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, (size_t)abi->attr_size, 0);
-  if (rs < 0) return -1;
+  if (rs < 0) { cordon_err_set(e, "forwarder", "landlock_create_ruleset", errno); return -1; }
   int rc = (int)syscall(SYS_landlock_restrict_self, rs, 0);
+  if (rc < 0) cordon_err_set(e, "forwarder", "landlock_restrict_self", errno);
   close(rs);
   return rc;
+}
+
+/* Landlock, then its own seccomp filter (the command's always-rules, and no
+ * socket but AF_UNIX, no execve, no bind or listen: TS forwarderProgram()). */
+static int confine(const struct plan *p, struct cordon_err *e) {
+  if (confine_landlock(e)) return -1;
+  return p->fwd_bpf ? cordon_seccomp_load(p->fwd_bpf, p->fwd_len, "forwarder", e) : 0;
+}
+
+/* The forwarder's side of the start-up report: 0, or the errno and syscall
+ * it failed at, so the supervisor can refuse to start the command. */
+static void report_ready(int fd, const struct cordon_err *e) {
+  struct { int err; char syscall[48]; } msg = {e ? e->err : 0, ""};
+  if (e) snprintf(msg.syscall, sizeof msg.syscall, "%s", e->syscall);
+  if (write(fd, &msg, sizeof msg) < 0) _exit(CORDON_EXIT_SETUP);
+  close(fd);
+}
+
+/* The supervisor's side: wait until the forwarder is confined (or failed). */
+static int await_ready(int fd, struct cordon_err *e) {
+  struct { int err; char syscall[48]; } msg = {EPIPE, "read"};
+  ssize_t n;
+  do n = read(fd, &msg, sizeof msg); while (n < 0 && errno == EINTR);
+  close(fd);
+  if (n == (ssize_t)sizeof msg && msg.err == 0) return 0;
+  msg.syscall[sizeof msg.syscall - 1] = 0;
+  cordon_err_set(e, "forwarder", n == (ssize_t)sizeof msg ? "confine" : "read", n == (ssize_t)sizeof msg ? msg.err : EPIPE);
+  snprintf(e->detail, sizeof e->detail, "the network forwarder could not be confined (%s)", msg.syscall);
+  return -1;
 }
 
 static int connect_proxy(const char *path) {
@@ -180,21 +210,39 @@ static void serve(int lfd, const char *path) {
   }
 }
 
-/* Fork the forwarder on the supervisor's listener `lfd`. The parent keeps
- * no copy of it: only the forwarder accepts. Returns its pid, or -1. */
-int cordon_forwarder_start(int lfd, const char *path, struct cordon_err *e) {
+/* In the forwarder: hold nothing but the listener (fd 3) and the report
+ * pipe (fd 4) — not the status fd, not the command's stdio. */
+static void keep_only(int lfd, int ready) {
+  /* Above 9 first: either may already be 3 or 4 and be overwritten by the other. */
+  int l = fcntl(lfd, F_DUPFD, 10), r = fcntl(ready, F_DUPFD, 10);
+  if (l < 0 || r < 0 || dup2(l, 3) < 0 || dup2(r, 4) < 0) _exit(CORDON_EXIT_SETUP);
+  cordon_close_from(5, ~0U >> 1);
+  close(0); close(1); close(2);
+}
+
+/* Fork the forwarder on the supervisor's listener `lfd`, and return once it
+ * is confined: a forwarder that could not be is a setup error, and the
+ * command never starts. The supervisor keeps no copy of the listener.
+ * Returns the forwarder's pid, or -1. */
+int cordon_forwarder_start(int lfd, const struct plan *p, struct cordon_err *e) {
+  int ready[2];
+  if (pipe2(ready, O_CLOEXEC) < 0) { cordon_err_set(e, "forwarder", "pipe2", errno); close(lfd); return -1; }
   pid_t parent = getpid(), pid = fork();
-  if (pid < 0) { cordon_err_set(e, "forwarder", "fork", errno); close(lfd); return -1; }
-  if (pid > 0) { close(lfd); return pid; }
+  if (pid < 0) { cordon_err_set(e, "forwarder", "fork", errno); close(lfd); close(ready[0]); close(ready[1]); return -1; }
+  if (pid > 0) {
+    close(lfd);
+    close(ready[1]);
+    return await_ready(ready[0], e) ? -1 : pid;
+  }
   /* Dies with the supervisor (which kills it after the command anyway). */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent) _exit(CORDON_EXIT_SETUP);
   prctl(PR_SET_DUMPABLE, 0);
   signal(SIGPIPE, SIG_IGN); /* a client that vanished is an EPIPE, not the forwarder's death */
-  /* Hold nothing but the listener: not the status fd, not the command's stdio. */
-  if (dup2(lfd, 3) < 0) _exit(CORDON_EXIT_SETUP);
-  cordon_close_from(4, ~0U >> 1);
-  close(0); close(1); close(2);
-  if (confine() < 0) _exit(CORDON_EXIT_SETUP);
-  serve(3, path);
+  keep_only(lfd, ready[1]);
+  struct cordon_err err;
+  memset(&err, 0, sizeof err);
+  if (confine(p, &err) < 0) { report_ready(4, &err); _exit(CORDON_EXIT_SETUP); }
+  report_ready(4, NULL);
+  serve(3, p->fwd_socket);
   _exit(0);
 }

@@ -60,6 +60,8 @@ struct plan {
   int ctty;                         /* fd of cordon's PTY to make the command's controlling terminal, or -1 */
   int fwd_port;                     /* namespace mode + network allowlist: forwarder port (0: none) */
   const char *fwd_socket;           /* ... and the proxy's unix socket inside the sandbox */
+  uint8_t *fwd_bpf; size_t fwd_len; /* ... and its own seccomp program (absent without seccomp) */
+  int fwd_count;
 };
 int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e);
 
@@ -89,6 +91,8 @@ int step_drop_caps(struct applied *a, struct cordon_err *e);
 int step_no_new_privs(struct applied *a, struct cordon_err *e);
 int step_landlock(const struct plan *p, struct applied *a, struct cordon_err *e);
 int step_seccomp(const struct plan *p, struct applied *a, struct cordon_err *e);
+/* seccomp.c: load a compiled program (the command's, or the forwarder's) */
+int cordon_seccomp_load(const uint8_t *bpf, size_t len, const char *step, struct cordon_err *e);
 /* metadata-filter.c: before step_seccomp (whose filter refuses NEW_LISTENER) */
 int step_metadata(const struct plan *p, int listener_sock, struct applied *a, struct cordon_err *e);
 int step_exec(const struct plan *p, struct cordon_err *e);
@@ -98,7 +102,7 @@ int step_supervise(const struct plan *p, int status_fd, struct applied *a, struc
 
 /* forwarder.c: 127.0.0.1:PORT in the sandbox's network namespace → the proxy's unix socket */
 int cordon_forwarder_listen(int port, struct cordon_err *e);
-int cordon_forwarder_start(int lfd, const char *path, struct cordon_err *e);
+int cordon_forwarder_start(int lfd, const struct plan *p, struct cordon_err *e);
 
 /* The running kernel's Landlock ABI, or -errno (landlock.c). */
 int landlock_abi_version(void);

@@ -197,7 +197,7 @@ static int parse_ctty(const struct json *v, struct plan *p, struct cordon_err *e
 /* "forwarder": namespace mode with a network allowlist (forwarder.c): the
  * port to listen on in the sandbox and the proxy's unix socket there. */
 static int parse_forwarder(const struct json *f, struct plan *p, struct cordon_err *e) {
-  static const char *const keys[] = {"port", "socket", NULL};
+  static const char *const keys[] = {"port", "socket", "seccomp", NULL};
   if (!f) return 0;
   if (f->type != J_OBJ || only_keys(f, keys, e)) return f->type != J_OBJ ? bad(e, "forwarder") : -1;
   const struct json *port = json_get(f, "port"), *sock = json_get(f, "socket");
@@ -206,7 +206,7 @@ static int parse_forwarder(const struct json *f, struct plan *p, struct cordon_e
   if (!sock || sock->type != J_STR || sock->str[0] != '/' || strlen(sock->str) >= 108) return bad(e, "forwarder.socket");
   p->fwd_port = (int)port->num;
   p->fwd_socket = sock->str;
-  return 0;
+  return parse_program(json_get(f, "seccomp"), "forwarder.seccomp", &p->fwd_bpf, &p->fwd_len, &p->fwd_count, e) < 0 ? -1 : 0;
 }
 
 static int parse_keep_fds(const struct json *arr, struct plan *p, struct cordon_err *e) {

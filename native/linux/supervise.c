@@ -178,7 +178,7 @@ static pid_t start_command(struct child_args *c) {
 static int start_forwarder(const struct plan *p, struct cordon_err *e) {
   if (!p->fwd_port) return 0;
   int lfd = cordon_forwarder_listen(p->fwd_port, e);
-  return lfd < 0 || cordon_forwarder_start(lfd, p->fwd_socket, e) < 0 ? -1 : 0;
+  return lfd < 0 || cordon_forwarder_start(lfd, p, e) < 0 ? -1 : 0;
 }
 
 /* Returns only on failure to fork; otherwise exits with the command's status. */

@@ -5,6 +5,7 @@
  * "missing" entries, so both modes report a missing mechanism the same way.
  */
 import type { NativeProbe } from '../../../native/binding.js'
+import { constants } from 'node:os'
 import { loadNative } from '../../../native/load.js'
 import type { ResolvedPolicy } from '../../../profile/resolve.js'
 import type { Enforcement, MissingProtection } from '../../enforcement.js'
@@ -34,7 +35,7 @@ export interface LauncherPlan {
    */
   metadata?: { bpf: string; rules: number }
   /** Namespace mode with a network allowlist: the in-sandbox forwarder's port and the proxy's unix socket (native/linux/forwarder.c). */
-  forwarder?: { port: number; socket: string }
+  forwarder?: { port: number; socket: string; seccomp?: { bpf: string; rules: number } }
   /** Which of fds 0–2 carries the PTY cordon made for the command: its controlling terminal (launch/pty.ts). */
   ctty?: 0 | 1 | 2
 }
@@ -77,6 +78,30 @@ function applies(r: SeccompRule, network: ResolvedPolicy['network']): boolean {
 /** The syscall filter of a network mode (both modes). */
 export function seccompProgram(network: ResolvedPolicy['network']): NonNullable<LauncherPlan['seccomp']> {
   return program(network, (r) => r.action !== 'notify' && applies(r, network))
+}
+
+/**
+ * Rules of namespace mode's forwarder (native/linux/forwarder.c) on top of
+ * the file's always-rules: it needs one AF_UNIX socket per connection, and
+ * never execs, binds or listens (its listener is made before it starts).
+ */
+const FORWARDER_RULES: readonly Omit<SeccompRule, 'when' | 'reason'>[] = [
+  { syscall: 'socket', action: 'errno', errno: constants.errno.EAFNOSUPPORT, args: [{ arg: 0, op: 'ne', value: '0x1' }] },
+  { syscall: 'execve', action: 'errno', errno: constants.errno.EPERM, args: [] },
+  { syscall: 'execveat', action: 'errno', errno: constants.errno.EPERM, args: [] },
+  { syscall: 'bind', action: 'errno', errno: constants.errno.EPERM, args: [] },
+  { syscall: 'listen', action: 'errno', errno: constants.errno.EPERM, args: [] },
+]
+
+/** The forwarder's own filter: the always-rules (not the command's unix-socket rule) plus FORWARDER_RULES. */
+export function forwarderProgram(): NonNullable<LauncherPlan['seccomp']> {
+  let prog = compiled.get('forwarder')
+  if (!prog) {
+    const rules = [...loadSeccompRules().filter((r) => r.when === 'always' && r.action !== 'notify'), ...FORWARDER_RULES].map(({ syscall, action, errno, args }) => ({ syscall, action, ...(errno !== undefined ? { errno } : {}), args }))
+    prog = { bpf: loadNative().binding.compileSeccomp(rules).toString('base64'), rules: rules.length }
+    compiled.set('forwarder', prog)
+  }
+  return prog
 }
 
 /** The metadata filter of Landlock mode: the `notify` rules. */

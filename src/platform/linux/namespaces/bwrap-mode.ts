@@ -22,7 +22,7 @@ import { planMounts, type MountPlan } from './bwrap-mounts.js'
 import type { BwrapInfo } from './bwrap-probe.js'
 import { protectAndPlan, removeCreated } from './bwrap-protect.js'
 import { DEVICE_FILES, type LandlockRule } from '../landlock/landlock-rules.js'
-import { commonEnforcement, globsNote, landlockUnavailable, launcherTemplate, localSocketsReachable, seccompUnavailable, type PlanContext, type PlanTemplate } from '../landlock/plan.js'
+import { commonEnforcement, forwarderProgram, globsNote, landlockUnavailable, launcherTemplate, localSocketsReachable, seccompUnavailable, type PlanContext, type PlanTemplate } from '../landlock/plan.js'
 
 export interface NamespacePlan {
   prepared: LinuxPrepared
@@ -101,7 +101,8 @@ function withForwarder(t: PlanTemplate, ctx: PlanContext): PlanTemplate {
   const { policy, probe } = ctx
   if (policy.network !== 'proxy') return t
   if (t.landlock && (probe.landlockAbi ?? 0) < 4) delete t.landlock.connectPorts
-  return policy.proxyPort && policy.proxySocket ? { ...t, forwarder: { port: policy.proxyPort, socket: policy.proxySocket } } : t
+  if (!policy.proxyPort || !policy.proxySocket) return t
+  return { ...t, forwarder: { port: policy.proxyPort, socket: policy.proxySocket, ...(probe.seccomp ? { seccomp: forwarderProgram() } : {}) } }
 }
 
 export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReason: string): NamespacePlan {
