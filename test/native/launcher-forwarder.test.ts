@@ -71,7 +71,13 @@ async function launch(p: object): Promise<{ stdout: string; status: Record<strin
   return { stdout: stdout.trim(), status: status.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) }
 }
 
-const refused = (port: number) => new Promise<string>((resolve) => connect(port, '127.0.0.1').on('connect', function () { this.destroy(); resolve('OK') }).on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'ERR')))
+/** What a connect to 127.0.0.1:port gets: OK, or the error code. */
+function refused(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1')
+    s.on('connect', () => (s.destroy(), resolve('OK'))).on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'ERR'))
+  })
+}
 
 describe('launcher: the network forwarder', () => {
   it('relays the command to the proxy through its unix socket, and is gone when the run ends', async () => {

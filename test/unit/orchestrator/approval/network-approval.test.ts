@@ -62,3 +62,24 @@ describe('network approvals of the orchestrator', () => {
     expect(asked).toHaveLength(0)
   })
 })
+
+describe('network approvals through createOrchestrator', () => {
+  it("an allowlist sandbox gets the rules files' network_rules and an approver that asks the user with kind network", async () => {
+    const { setup, rulesFile, dir } = await import('../harness.js')
+    const rules = rulesFile('network_rule(host="pypi.org", protocol="https", decision="forbidden", justification="use the mirror")\n')
+    const ws = dir('ws')
+    const { orch, fake, asked, answer } = setup({ rules: [rules], sandbox: { cwd: ws, profile: { filesystem: { write: ['${cwd}'] }, network: { allow: ['registry.npmjs.org'] } } } }, undefined, ws)
+    answer.mockReturnValue('approved_for_session')
+    const o = await orch.exec({ command: ['ls'] })
+    expect(o.status).toBe('completed')
+    const options = fake.runs[0]!.options
+    expect(options.networkRules).toEqual([expect.objectContaining({ host: 'pypi.org', decision: 'forbidden', justification: 'use the mirror' })])
+    expect(await options.onNetworkRequest!({ host: 'files.test', port: 443, protocol: 'https', reason: 'not in the allowlist' })).toBe('approved_for_session')
+    expect(asked.at(-1)).toMatchObject({ kind: 'network', promptClass: 'network', command: ['ls'], cwd: ws })
+    // The session keeps it: a second sandbox of this orchestrator is not asked again.
+    await orch.exec({ command: ['ls'] })
+    const before = asked.length
+    expect(await fake.runs[1]!.options.onNetworkRequest!({ host: 'files.test', port: 443, protocol: 'https', reason: '' })).toBe('approved_for_session')
+    expect(asked.length).toBe(before)
+  })
+})
