@@ -1,8 +1,8 @@
 /**
  * The environment that points a sandboxed command's tools at the proxy:
  * the conventional variables (curl, wget, Python, Go; Node's built-in
- * clients with `NODE_USE_ENV_PROXY`, where the Node version knows it), and the tool-specific ones that do not read them
- * (npm, yarn, pip, git). `NO_PROXY` is cleared: a name exempted from the
+ * clients with `NODE_USE_ENV_PROXY`, where the Node version knows it),
+ * and the tool-specific ones that do not read them (npm, yarn, pip, git). `NO_PROXY` is cleared: a name exempted from the
  * proxy would be a direct connection, which the sandbox refuses anyway —
  * clearing it makes the failure a proxy decision with a reason instead.
  */
