@@ -9,8 +9,8 @@
  * the sandbox's namespace — where HTTP_PROXY points — and relays each
  * connection to that one socket. It is trusted code inside the sandbox, so:
  *
- *  - it is tiny: one poll(2) loop, no allocation after start-up, no parsing
- *    (the proxy outside decides everything);
+ *  - it is tiny: one poll(2) loop, two buffers per open connection, no
+ *    parsing (the proxy outside decides everything);
  *  - its listener is bound by the supervisor before the command exists, so
  *    the command can neither race it for the port nor find it missing;
  *  - it is confined before it serves anything: a Landlock domain that
@@ -33,6 +33,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -46,10 +47,13 @@
 #define MAX_PAIRS 512     /* concurrent connections; more wait in the listen backlog */
 #define BUF_SIZE 65536    /* per direction: large enough for loopback throughput */
 
-/* One relayed connection: a = the client in the sandbox, b = the proxy's unix socket. */
+/* One relayed connection: a = the client in the sandbox, b = the proxy's
+ * unix socket. The buffers are allocated per connection, in the forwarder
+ * only: as static arrays they would be 64 MiB of the launcher's address
+ * space in every launch, counted against a profile's `limits.as`. */
 struct pair {
   int a, b;
-  char ab[BUF_SIZE], ba[BUF_SIZE];
+  char *ab, *ba;
   size_t ab_len, ab_off, ba_len, ba_off;
   int a_eof, b_eof; /* read side saw end of file */
 };
@@ -120,7 +124,7 @@ static int connect_proxy(const char *path) {
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   strncpy(sun.sun_path, path, sizeof sun.sun_path - 1);
-  /* Blocking connect: a unix socket connects at once or fails at once. */
+  /* Blocking connect: it waits only while the proxy's backlog (1024) is full. */
   if (connect(fd, (struct sockaddr *)&sun, sizeof sun) < 0 || fcntl(fd, F_SETFL, O_NONBLOCK) < 0) { close(fd); return -1; }
   return fd;
 }
@@ -128,7 +132,10 @@ static int connect_proxy(const char *path) {
 static void close_pair(struct pair *p) {
   close(p->a);
   close(p->b);
+  free(p->ab);
+  free(p->ba);
   p->a = p->b = -1;
+  p->ab = p->ba = NULL;
 }
 
 static void accept_one(int lfd, const char *path) {
@@ -139,8 +146,11 @@ static void accept_one(int lfd, const char *path) {
     int b = connect_proxy(path);
     if (b < 0) break; /* the proxy is gone: drop the client (it sees a reset) */
     memset(&pairs[i], 0, sizeof pairs[i]);
+    pairs[i].ab = malloc(BUF_SIZE);
+    pairs[i].ba = malloc(BUF_SIZE);
     pairs[i].a = a;
     pairs[i].b = b;
+    if (!pairs[i].ab || !pairs[i].ba) close_pair(&pairs[i]); /* out of memory: this connection only */
     return;
   }
   close(a);
