@@ -595,8 +595,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   // 2: FdReader, sealedMemfd; 3: wire, landlock; 4: compileSeccomp takes
   // action 'notify'; 5: openPty, terminal, setTerminalSize; 6: a launch
   // request carries a cgroup count and the cgroup.procs files last (wire.fd.
-  // maxCgroups) (src/native/load.ts refuses an addon of another version).
-  exports.Set("abiVersion", Napi::Number::New(env, 6));
+  // maxCgroups); 7: the launcher plan takes landlock.connectPorts and
+  // forwarder (network allowlist) (src/native/load.ts refuses an addon of
+  // another version).
+  exports.Set("abiVersion", Napi::Number::New(env, 7));
   return exports;
 }
 

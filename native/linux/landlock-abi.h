@@ -12,6 +12,9 @@ struct ll_ruleset_attr { uint64_t handled_access_fs, handled_access_net, scoped;
 struct ll_path_beneath_attr { uint64_t allowed_access; int32_t parent_fd; } __attribute__((packed));
 
 #define LL_RULE_PATH_BENEATH 1
+#define LL_RULE_NET_PORT 2 /* ABI 4 (6.7) */
+/* A TCP port rule: the port in host byte order (landlock(7)); not packed in the UAPI. */
+struct ll_net_port_attr { uint64_t allowed_access; uint64_t port; };
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 #define LL_CREATE_RULESET_ERRATA (1U << 1) /* kernel 6.15 */
 

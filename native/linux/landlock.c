@@ -84,8 +84,11 @@ static int create_ruleset(const struct plan *p, const struct cordon_landlock_abi
                           struct cordon_err *e) {
   struct ll_ruleset_attr attr = {abi->fs, 0, 0};
   /* TCP bind/connect handled with no port rule = denied (ABI 4). UDP and
-   * other families are left to seccomp, which denies the socket() call. */
-  if (p->ll_network_off) attr.handled_access_net = abi->net & (LL_NET_BIND_TCP | LL_NET_CONNECT_TCP);
+   * other families are left to seccomp, which denies the socket() call.
+   * With a network proxy both stay handled and add_port_rules() lets
+   * connect() through to the proxy's port only: bind() has no rule, so the
+   * command cannot listen for a way in either. */
+  if (p->ll_network_off || p->n_ll_connect_ports) attr.handled_access_net = abi->net & (LL_NET_BIND_TCP | LL_NET_CONNECT_TCP);
   /* Scopes (ABI 6): no signals to processes outside the sandbox, no connect
    * to abstract unix sockets created outside it (e.g. a host D-Bus). */
   if (p->ll_scope_signal) attr.scoped |= abi->scoped & LL_SCOPE_SIGNAL;
@@ -97,6 +100,25 @@ static int create_ruleset(const struct plan *p, const struct cordon_landlock_abi
   a->net_handled = attr.handled_access_net != 0;
   a->scoped = (unsigned)attr.scoped;
   return fd;
+}
+
+/* Landlock (ABI <= 7) matches the port only, not the address: connect to
+ * ANY host's port P passes. The proxy listens on loopback; the TypeScript
+ * side reports what remains (docs/network.md). A kernel without the network
+ * rights (ABI < 4) cannot enforce this at all: fail closed, whatever the
+ * compat — the planner already refuses such a plan, this is the second wall. */
+static int add_port_rules(int ruleset, const struct plan *p, const struct cordon_landlock_abi *abi, struct cordon_err *e) {
+  if (!p->n_ll_connect_ports) return 0;
+  if (!(abi->net & LL_NET_CONNECT_TCP)) { cordon_err_set(e, "landlock", "landlock_add_rule", EOPNOTSUPP); return -1; }
+  for (size_t i = 0; i < p->n_ll_connect_ports; i++) {
+    struct ll_net_port_attr np = {LL_NET_CONNECT_TCP, (uint64_t)p->ll_connect_ports[i]};
+    if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &np, 0) < 0) {
+      cordon_err_set(e, "landlock", "landlock_add_rule", errno);
+      snprintf(e->detail, sizeof e->detail, "TCP port %d", p->ll_connect_ports[i]);
+      return -1;
+    }
+  }
+  return 0;
 }
 
 static int restrict_self(int ruleset, const struct cordon_landlock_abi *abi, const struct plan *p, struct applied *a,
@@ -117,8 +139,10 @@ int step_landlock(const struct plan *p, struct applied *a, struct cordon_err *e)
   if (!p->landlock) return 0;
   version = landlock_abi_version();
   if (version <= 0) {
-    /* Best-effort runs without Landlock and says so; hard refuses. */
-    if (!p->hard) return 0;
+    /* Best-effort runs without Landlock and says so; hard refuses. A
+     * network allowlist is never run without it: every TCP connect would
+     * bypass the proxy. */
+    if (!p->hard && !p->n_ll_connect_ports) return 0;
     cordon_err_set(e, "landlock", "landlock_create_ruleset", -version);
     return -1;
   }
@@ -128,6 +152,7 @@ int step_landlock(const struct plan *p, struct applied *a, struct cordon_err *e)
     rc = add_path_rule(ruleset, &p->ll_rules[i], a->fs_handled, e);
     if (rc == 1) a->skipped_rules++; /* path vanished since planning: fewer rights, never more */
   }
+  if (rc >= 0) rc = add_port_rules(ruleset, p, abi, e);
   if (rc >= 0) rc = restrict_self(ruleset, abi, p, a, e);
   close(ruleset);
   if (rc < 0) return -1;

@@ -48,6 +48,7 @@ struct plan {
   int landlock;                     /* apply Landlock at all */
   struct ll_rule *ll_rules; size_t n_ll_rules;
   int ll_network_off;               /* handle TCP bind/connect with no rule */
+  int ll_connect_ports[4]; size_t n_ll_connect_ports; /* network proxy: TCP connect only to these ports, bind none */
   int ll_scope_signal, ll_scope_abstract_unix;
   int ll_log;                       /* ABI >= 7: log denials after execve */
   int seccomp;
@@ -57,6 +58,10 @@ struct plan {
   uint8_t *md_bpf; size_t md_len;   /* its program, SECCOMP_RET_USER_NOTIF for each syscall */
   int md_count;
   int ctty;                         /* fd of cordon's PTY to make the command's controlling terminal, or -1 */
+  int fwd_port;                     /* namespace mode + network allowlist: forwarder port (0: none) */
+  const char *fwd_socket;           /* ... and the proxy's unix socket inside the sandbox */
+  uint8_t *fwd_bpf; size_t fwd_len; /* ... and its own seccomp program (absent without seccomp) */
+  int fwd_count;
 };
 int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e);
 
@@ -86,12 +91,18 @@ int step_drop_caps(struct applied *a, struct cordon_err *e);
 int step_no_new_privs(struct applied *a, struct cordon_err *e);
 int step_landlock(const struct plan *p, struct applied *a, struct cordon_err *e);
 int step_seccomp(const struct plan *p, struct applied *a, struct cordon_err *e);
+/* seccomp.c: load a compiled program (the command's, or the forwarder's) */
+int cordon_seccomp_load(const uint8_t *bpf, size_t len, const char *step, struct cordon_err *e);
 /* metadata-filter.c: before step_seccomp (whose filter refuses NEW_LISTENER) */
 int step_metadata(const struct plan *p, int listener_sock, struct applied *a, struct cordon_err *e);
 int step_exec(const struct plan *p, struct cordon_err *e);
 /* pty.c: in the command's process, a session of its own with the PTY as controlling terminal */
 int step_ctty(const struct plan *p, struct cordon_err *e);
 int step_supervise(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e);
+
+/* forwarder.c: 127.0.0.1:PORT in the sandbox's network namespace → the proxy's unix socket */
+int cordon_forwarder_listen(int port, struct cordon_err *e);
+int cordon_forwarder_start(int lfd, const struct plan *p, struct cordon_err *e);
 
 /* The running kernel's Landlock ABI, or -errno (landlock.c). */
 int landlock_abi_version(void);

@@ -92,8 +92,19 @@ static unsigned access_bits(const struct json *arr) {
   return bits;
 }
 
+/* The network proxy's port(s): the only TCP connects Landlock lets through. */
+static int parse_connect_ports(const struct json *ports, struct plan *p, struct cordon_err *e) {
+  if (!ports) return 0;
+  if (ports->type != J_ARR || json_len(ports) > sizeof p->ll_connect_ports / sizeof p->ll_connect_ports[0]) return bad(e, "landlock.connectPorts");
+  for (const struct json *c = ports->child; c; c = c->next) {
+    if (c->type != J_NUM || c->num < 1 || c->num > 65535 || c->num != (int)c->num) return bad(e, "landlock.connectPorts");
+    p->ll_connect_ports[p->n_ll_connect_ports++] = (int)c->num;
+  }
+  return 0;
+}
+
 static int parse_landlock(const struct json *ll, struct plan *p, struct cordon_err *e) {
-  static const char *const keys[] = {"rules", "networkOff", "scopeSignal", "scopeAbstractUnix", "log", NULL};
+  static const char *const keys[] = {"rules", "networkOff", "connectPorts", "scopeSignal", "scopeAbstractUnix", "log", NULL};
   const struct json *rules;
   size_t i = 0;
   if (!ll || ll->type == J_NULL) return 0;
@@ -111,6 +122,7 @@ static int parse_landlock(const struct json *ll, struct plan *p, struct cordon_e
     if (!(p->ll_rules[i].access = access_bits(json_get(c, "access")))) return bad(e, "landlock.rules.access");
   }
   p->ll_network_off = get_bool(ll, "networkOff", 1);
+  if (parse_connect_ports(json_get(ll, "connectPorts"), p, e)) return -1;
   p->ll_scope_signal = get_bool(ll, "scopeSignal", 1);
   p->ll_scope_abstract_unix = get_bool(ll, "scopeAbstractUnix", 1);
   p->ll_log = get_bool(ll, "log", 1);
@@ -182,6 +194,21 @@ static int parse_ctty(const struct json *v, struct plan *p, struct cordon_err *e
   return 0;
 }
 
+/* "forwarder": namespace mode with a network allowlist (forwarder.c): the
+ * port to listen on in the sandbox and the proxy's unix socket there. */
+static int parse_forwarder(const struct json *f, struct plan *p, struct cordon_err *e) {
+  static const char *const keys[] = {"port", "socket", "seccomp", NULL};
+  if (!f) return 0;
+  if (f->type != J_OBJ || only_keys(f, keys, e)) return f->type != J_OBJ ? bad(e, "forwarder") : -1;
+  const struct json *port = json_get(f, "port"), *sock = json_get(f, "socket");
+  if (!port || port->type != J_NUM || port->num < 1 || port->num > 65535 || port->num != (int)port->num) return bad(e, "forwarder.port");
+  /* sun_path holds 108 bytes with the NUL (unix(7)). */
+  if (!sock || sock->type != J_STR || sock->str[0] != '/' || strlen(sock->str) >= 108) return bad(e, "forwarder.socket");
+  p->fwd_port = (int)port->num;
+  p->fwd_socket = sock->str;
+  return parse_program(json_get(f, "seccomp"), "forwarder.seccomp", &p->fwd_bpf, &p->fwd_len, &p->fwd_count, e) < 0 ? -1 : 0;
+}
+
 static int parse_keep_fds(const struct json *arr, struct plan *p, struct cordon_err *e) {
   if (!arr) return 0;
   if (arr->type != J_ARR || json_len(arr) > 16) return bad(e, "keepFds");
@@ -193,7 +220,7 @@ static int parse_keep_fds(const struct json *arr, struct plan *p, struct cordon_
 }
 
 int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e) {
-  static const char *const keys[] = {"v", "argv", "env", "cwd", "keepFds", "compat", "rlimits", "landlock", "seccomp", "metadata", "ctty", NULL};
+  static const char *const keys[] = {"v", "argv", "env", "cwd", "keepFds", "compat", "rlimits", "landlock", "seccomp", "metadata", "ctty", "forwarder", NULL};
   const struct json *v = json_get(root, "v"), *cwd = json_get(root, "cwd"), *compat = json_get(root, "compat");
   memset(p, 0, sizeof *p);
   if (!root || root->type != J_OBJ) return bad(e, "plan");
@@ -206,7 +233,7 @@ int plan_from_json(const struct json *root, struct plan *p, struct cordon_err *e
   if (!compat || compat->type != J_STR) return bad(e, "compat");
   p->hard = strcmp(compat->str, "hard") == 0;
   if (parse_keep_fds(json_get(root, "keepFds"), p, e) || parse_rlimits(json_get(root, "rlimits"), p, e)) return -1;
-  if (parse_ctty(json_get(root, "ctty"), p, e)) return -1;
+  if (parse_ctty(json_get(root, "ctty"), p, e) || parse_forwarder(json_get(root, "forwarder"), p, e)) return -1;
   if (parse_landlock(json_get(root, "landlock"), p, e)) return -1;
   return parse_seccomp(root, p, e);
 }

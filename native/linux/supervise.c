@@ -172,6 +172,15 @@ static pid_t start_command(struct child_args *c) {
   return clone(child_exec, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, c);
 }
 
+/* Namespace mode with a network allowlist: the forwarder listens before the
+ * command exists (it cannot take the port first) and is this supervisor's
+ * child, so the sweep after the command takes it down with the rest. */
+static int start_forwarder(const struct plan *p, struct cordon_err *e) {
+  if (!p->fwd_port) return 0;
+  int lfd = cordon_forwarder_listen(p->fwd_port, e);
+  return lfd < 0 || cordon_forwarder_start(lfd, p, e) < 0 ? -1 : 0;
+}
+
 /* Returns only on failure to fork; otherwise exits with the command's status. */
 int step_supervise(const struct plan *p, int status_fd, struct applied *a, struct cordon_err *e) {
   pid_t self = getpid(), caller = getppid(), child;
@@ -179,6 +188,7 @@ int step_supervise(const struct plan *p, int status_fd, struct applied *a, struc
   int md_sock[2];
   if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) { cordon_err_set(e, "supervise", "prctl(PR_SET_CHILD_SUBREAPER)", errno); return -1; }
   if (md_prepare(p, &roots, md_sock, e)) return -1;
+  if (start_forwarder(p, e)) return -1;
   struct child_args c = {p, status_fd, self, a, {{0}}, md_sock[1]};
   block_handled(&c.mask);
   install_handlers(caller);

@@ -25,6 +25,7 @@ import { parseWith } from '../profile/parse-with.js'
 import { execRequestSchema, expandHome, orchestratorOptionsSchema, type ExecRequest, type OrchestratorOptionsParsed } from './options.js'
 import type { ExecOutcome } from './outcome.js'
 import { PolicyStore } from './policy-store.js'
+import { NetworkApprovals } from './approval/network-approval.js'
 import { requirementFor, type Requirement } from './approval/requirement.js'
 import { SessionCache } from './approval/session-cache.js'
 import { runPostToolUse, runPreToolUse } from './hooks/tool-hooks.js'
@@ -138,6 +139,7 @@ class OrchestratorImpl implements Orchestrator {
   private readonly make: (options: SandboxOptions) => Sandbox
   private stop = new AbortController()
   private readonly facts: BaseFacts
+  private readonly network: NetworkApprovals
 
   constructor(raw: OrchestratorOptions) {
     this.o = parseWith(orchestratorOptionsSchema, raw ?? {}, 'createOrchestrator options')
@@ -160,6 +162,7 @@ class OrchestratorImpl implements Orchestrator {
       strictReview: strict,
       approvalTimeoutMs: this.o.approvalTimeoutMs,
     }
+    this.network = new NetworkApprovals(this.deciders, this.settings, this.amendFile)
   }
 
   async warmUp(): Promise<void> {
@@ -271,6 +274,9 @@ class OrchestratorImpl implements Orchestrator {
     if (approval.decision === 'timed_out') return rec.finish('approval_timed_out', approval.reason ?? 'the approver did not answer in time')
     const output: OutputSpec = { listener: control.onOutput, maxBuffer: control.maxBuffer ?? DEFAULT_MAX_BUFFER, keep: control.keep ?? 'head-tail' }
     const execute: AttemptSpec<Out>['execute'] = (sandbox, context) => runtime.attempt(request, sandbox, context)
+    // A network allowlist's proxy asks this session's approvers; the rules files' network_rules join its lists.
+    const netCtx = { command: pre.command, cwd, rules: policy.policy.networkRules, signal }
+    const make = (o: SandboxOptions) => this.make(this.network.sandboxOptions(o, netCtx))
     const first = await runAttempt({
       index: 1,
       options: this.facts.optionsFor(widening, widening && this.facts.get().widening),
@@ -281,7 +287,7 @@ class OrchestratorImpl implements Orchestrator {
       signal,
       output,
       notes: rec.notes,
-      createSandbox: this.make,
+      createSandbox: make,
       execute,
     })
     rec.ran(first)
@@ -307,7 +313,7 @@ class OrchestratorImpl implements Orchestrator {
         hookErrors: rec.hookErrors,
         signal,
         output,
-        createSandbox: this.make,
+        createSandbox: make,
         execute,
         onAbort: () => this.abortAll('an approver answered abort'),
       }

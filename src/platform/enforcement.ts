@@ -9,6 +9,29 @@
  * orchestrator's denial attribution and escalation) read facts from here —
  * `filesystem.privateDirs`, `widening` — and never from one backend's plan.
  */
+/** One host the command asked the proxy for, with the decision and who made it. */
+export interface ProxyRequestRecord {
+  host: string
+  port: number
+  /** `http` (plain, absolute URI), `https` (CONNECT), `socks5_tcp`. */
+  protocol: 'http' | 'https' | 'socks5_tcp'
+  decision: 'allowed' | 'denied'
+  /** `profile`, `rules` (a network_rule), `session` (an earlier answer), `user` (asked now), `default` (not in the allowlist), `proxy` (an address or header check). */
+  source: string
+  reason: string
+  /** The address connected to, when allowed. */
+  address?: string
+}
+
+export interface ProxyReport {
+  /** The loopback port the proxy listens on (both HTTP and SOCKS5). */
+  port: number
+  allow: string[]
+  deny: string[]
+  /** In a result: what this run asked for (runs of one sandbox that overlap in time see each other's requests). */
+  requests: ProxyRequestRecord[]
+}
+
 /** Linux: `landlock`, `namespaces`; macOS: `seatbelt` (docs/macos.md); Windows: `restricted-token` (docs/windows.md). */
 export type EnforcementMode = 'landlock' | 'namespaces' | 'seatbelt' | 'restricted-token' | 'none'
 
@@ -112,8 +135,14 @@ export interface Enforcement {
   status: 'full' | 'partial' | 'none'
   /** The confinement mechanisms in force (Linux: `namespaces`, `landlock`, `seccomp`, `cgroup`). */
   mechanisms: string[]
-  /** `off`: no sockets; `inet`: every host over IP, no host unix socket; `on`: every host and local socket. */
-  network: 'off' | 'inet' | 'on'
+  /**
+   * `off`: no sockets; `inet`: every host over IP, no host unix socket; `on`:
+   * every host and local socket; `proxy`: TCP only to cordon's proxy, which
+   * applies the allowlist (`proxy` below, docs/network.md).
+   */
+  network: 'off' | 'inet' | 'on' | 'proxy'
+  /** With network `proxy`: where the proxy listens and what it decided, one entry per host asked for. */
+  proxy?: ProxyReport
   filesystem: {
     /** Something confines reads and writes (false: only the file modes of the caller's user do). */
     confined: boolean

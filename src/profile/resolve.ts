@@ -5,11 +5,15 @@
  */
 import { statSync } from 'node:fs'
 import { PolicyError } from '../errors.js'
+import { proxyEnv } from '../network/proxy-env.js'
 import { buildEnv } from './env.js'
 import { expandDenyGlobs } from './globs.js'
 import { canonicalize, canonicalWriteRoots, dedupeRoots, expandPath, hasGlob, type CanonCache, type ExpandContext } from './paths.js'
 import { builtinSecretDenies } from './profiles.js'
-import type { Profile } from './schema.js'
+import type { NetworkAllowlist, Profile } from './schema.js'
+
+/** `proxy`: only through cordon's network proxy, which applies `allowlist` (docs/network.md). */
+export type NetworkLevel = 'off' | 'inet' | 'on' | 'proxy'
 
 export interface ResolvedPolicy {
   profileName: string
@@ -22,7 +26,13 @@ export interface ResolvedPolicy {
   denyGlobs: string[]
   denyGlobsTruncated: boolean
   protectedPaths: string[]
-  network: Profile['network']
+  network: NetworkLevel
+  /** With network `proxy`: the hosts the proxy decides on, as the profile wrote them. */
+  allowlist?: NetworkAllowlist
+  /** With network `proxy`: the loopback port the proxy listens on (set once it listens). */
+  proxyPort?: number
+  /** With network `proxy`: the proxy's unix socket, for namespace mode's forwarder. */
+  proxySocket?: string
   env: Record<string, string>
   envDropped: string[]
   limits: Profile['limits']
@@ -36,6 +46,12 @@ export interface ResolveInput {
   tmpdir: string
   baseEnv: NodeJS.ProcessEnv
   home?: string
+  /** With a network allowlist: the port of the proxy serving this sandbox. */
+  proxyPort?: number
+  /** ... and its unix socket (namespace mode binds it into the sandbox). */
+  proxySocket?: string
+  /** ... and the credential its TCP port asks for (in the proxy URLs of the environment). */
+  proxyToken?: string
   /** Per-sandbox cache of canonical paths outside writable roots. */
   cache?: CanonCache
 }
@@ -85,8 +101,11 @@ export function resolvePolicy(input: ResolveInput): ResolvedPolicy {
     denyGlobs: denies.globs,
     denyGlobsTruncated: denies.truncated,
     protectedPaths,
-    network: profile.network,
-    env,
+    network: typeof profile.network === 'string' ? profile.network : 'proxy',
+    ...(typeof profile.network === 'object' ? { allowlist: profile.network } : {}),
+    ...(typeof profile.network === 'object' && input.proxyPort !== undefined ? { proxyPort: input.proxyPort } : {}),
+    ...(typeof profile.network === 'object' && input.proxySocket !== undefined ? { proxySocket: input.proxySocket } : {}),
+    env: typeof profile.network === 'object' && input.proxyPort !== undefined ? proxyEnv(input.proxyPort, env, input.proxyToken) : env,
     envDropped: dropped,
     limits: profile.limits,
     unsandboxed: profile.unsandboxed,

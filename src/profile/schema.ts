@@ -58,7 +58,25 @@ export const envSchema = z.strictObject({
  * abstract ones) — what an orchestrator's network widening grants;
  * `on`: every host and every local socket.
  */
-export const networkSchema = z.enum(['off', 'inet', 'on'])
+export const networkLevelSchema = z.enum(['off', 'inet', 'on'])
+
+/**
+ * A domain allowlist (docs/network.md): the command reaches the network only
+ * through cordon's proxy, which lets `allow` hosts through, refuses `deny`
+ * hosts (deny wins), and asks an approver for the rest when one is set.
+ * Entries: `registry.npmjs.org`, `*.github.com` (names below github.com,
+ * not github.com itself), IP literals, each with an optional `:port`; a
+ * bare `*` is refused (src/network/host-pattern.ts).
+ */
+export const networkAllowlistSchema = z.strictObject({
+  allow: z._default(z.array(nonEmptyString), []),
+  deny: z._default(z.array(nonEmptyString), []),
+})
+// A value that is neither: name both forms (zod's union would say only "Invalid input").
+export const networkSchema = z.union([networkLevelSchema, networkAllowlistSchema], {
+  error: (iss) => (typeof iss.input === 'object' && iss.input !== null ? undefined : 'expected "off", "inet", "on" or an allowlist { allow: [...], deny: [...] }'),
+})
+export type NetworkAllowlist = z.output<typeof networkAllowlistSchema>
 
 const limit = z.optional(z.int().check(z.nonnegative()))
 /** A cgroup limit: a positive amount, or `max` (cgroups' own word for "not limited"). */

@@ -2,9 +2,13 @@
 import * as z from 'zod/mini'
 import { PolicyError } from '../errors.js'
 import { parseWith } from '../profile/parse-with.js'
+import type { NetworkRule } from '../exec-policy/types.js'
+import type { LookupFunction } from '../network/proxy/gate.js'
+import type { SandboxNetworkOptions } from './network.js'
 import { compatSchema, limitsSchema, modeSchema, networkSchema, nonEmptyString as nonEmpty } from '../profile/schema.js'
 
 const paths = z.optional(z.array(nonEmpty))
+const fn = <F>() => z.custom<F>((v) => typeof v === 'function', 'expected a function')
 
 export const sandboxOptionsSchema = z.strictObject({
   /** Built-in name, path to a JSON profile, or a profile object. Default: workspace-write. */
@@ -28,6 +32,14 @@ export const sandboxOptionsSchema = z.strictObject({
   protected: paths,
   network: z.optional(networkSchema),
   limits: z.optional(limitsSchema),
+  /** Network allowlist (docs/network.md): `network_rule(...)` entries of an exec policy, joining the profile's lists. */
+  networkRules: z.optional(z.array(z.custom<NetworkRule>((v) => typeof v === 'object' && v !== null && 'host' in v && 'decision' in v))),
+  /** Network allowlist: how the proxy resolves names, node:net's `lookup` shape (default node:dns). */
+  networkLookup: z.optional(fn<LookupFunction>()),
+  /** Network allowlist: asked for a host no entry names ('approved', 'approved_for_session', a network_amendment, …); absent: denied. */
+  onNetworkRequest: z.optional(fn<NonNullable<SandboxNetworkOptions['onNetworkRequest']>>()),
+  /** Network allowlist: writes a network amendment the approver chose. */
+  persistNetworkAnswer: z.optional(fn<NonNullable<SandboxNetworkOptions['persistNetworkAnswer']>>()),
   /** Environment the sandbox environment is built from. Default: process.env at creation. */
   env: z.optional(z.record(z.string(), z.optional(z.string()))),
 })

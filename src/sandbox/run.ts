@@ -47,6 +47,8 @@ export interface Preparer {
   prepare(): { backend: PlatformBackend; prepared: PreparedLaunch; policy: ResolvedPolicy }
   /** The same checks and report without creating anything (a run canceled before it starts). */
   preview(): { policy: ResolvedPolicy; enforcement: Enforcement }
+  /** With a network allowlist: marks where this run's proxy requests start (undefined without one). */
+  networkRun?(): { finish(e: Enforcement): Enforcement } | undefined
   /** A run's own cwd, canonical and checked against what the launch enforces. */
   runCwd(raw: string, policy: ResolvedPolicy, enforcement: Enforcement): string
 }
@@ -85,6 +87,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   const { backend, prepared, policy } = sandbox.prepare()
   const cwd = opts.cwd !== undefined ? sandbox.runCwd(opts.cwd, policy, prepared.enforcement) : undefined
   const started = nowMs()
+  const network = sandbox.networkRun?.()
   const run = backend.start(prepared, {
     argv,
     env: envList(policy, opts.env),
@@ -119,7 +122,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
         timedOut,
         isCanceled,
         durationMs: nowMs() - started,
-        enforcement: end.enforcement,
+        enforcement: network ? network.finish(end.enforcement) : end.enforcement,
         ...(end.limitEvents ? { limitEvents: end.limitEvents } : {}),
       }
     } finally {

@@ -15,6 +15,7 @@ import type { PlanRequest, PlatformBackend, PreparedLaunch } from '../platform/b
 import { backendFor } from '../platform/index.js'
 import { makeOwnedTempDir, removeOwnedDir } from '../platform/owned-dirs.js'
 import { checkCompat } from './compat.js'
+import { SandboxNetwork } from './network.js'
 import type { Enforcement } from '../platform/enforcement.js'
 import { parseSandboxOptions, type BufferRunOptions, type ParsedSandboxOptions, type SandboxOptions, type TextRunOptions } from './options.js'
 import { checkRunCwd } from './run-cwd.js'
@@ -41,7 +42,13 @@ export interface Sandbox {
   spawn(file: string, args?: readonly string[], options?: RunOptions): SandboxProcess<string | Buffer>
   /** What would be enforced here, without running anything. */
   report(): Enforcement
-  /** Remove the sandbox's private temp dir. */
+  /**
+   * Resolves once the sandbox can start a command: with a network
+   * allowlist, when its proxy listens (`run()` waits by itself; `spawn()`
+   * before that throws a SetupError). Rejects when the proxy cannot listen.
+   */
+  ready(): Promise<void>
+  /** Remove the sandbox's private temp dir (and stop its network proxy once no run is left). */
   close(): void
   readonly cwd: string
   readonly profileName: string
@@ -80,6 +87,8 @@ class PlatformSandbox implements Sandbox {
   /** Runs started and not yet ended: the temp dir is removed only when none is left (close()). */
   private active = 0
   private closed = false
+  /** The network proxy, when the profile has an allowlist. */
+  private readonly network: SandboxNetwork | undefined
 
   constructor(private readonly options: ParsedSandboxOptions) {
     // First: an unsupported platform is refused before anything is created.
@@ -92,6 +101,7 @@ class PlatformSandbox implements Sandbox {
     this.profile = profile
     this.explicit = new Set(explicitProtected ? ['protected-paths'] : [])
     this.baseEnv = { ...(options.env ?? process.env) }
+    this.network = typeof profile.network === 'object' ? new SandboxNetwork(profile.network, options) : undefined
     // Validate paths and cwd now, so bad input fails at creation and nothing runs;
     // a caller that gets no sandbox cannot close() it, so its temp dir goes now.
     try { this.resolve() } catch (err) { this.removeTmp(); throw err }
@@ -109,7 +119,31 @@ class PlatformSandbox implements Sandbox {
   }
 
   private resolve(): ResolvedPolicy {
-    return resolvePolicy({ profile: this.profile, profileName: this.profileName, cwd: this.cwd, tmpdir: this.tmpdir(), baseEnv: this.baseEnv, cache: this.canonCache })
+    return resolvePolicy({ profile: this.profile, profileName: this.profileName, cwd: this.cwd, tmpdir: this.tmpdir(), baseEnv: this.baseEnv, cache: this.canonCache, ...this.proxyPort() })
+  }
+
+  /** The proxy's port once it listens (a report before that shows port 0). */
+  private proxyPort(): { proxyPort?: number; proxySocket?: string; proxyToken?: string } {
+    try {
+      if (!this.network) return {}
+      const port = this.network.port()
+      const socket = this.network.socketPath()
+      return { proxyPort: port, proxyToken: this.network.token, ...(socket ? { proxySocket: socket } : {}) }
+    } catch {
+      return {}
+    }
+  }
+
+  ready(): Promise<void> {
+    return this.network?.ready ?? Promise.resolve()
+  }
+
+  /** The network part of a run: its requests are those made between mark and the end. */
+  networkRun(): { finish(e: Enforcement): Enforcement } | undefined {
+    const net = this.network
+    if (!net) return undefined
+    const mark = net.mark()
+    return { finish: (e) => net.reportSince(mark, e) }
   }
 
   private planRequest(): PlanRequest {
@@ -118,6 +152,7 @@ class PlatformSandbox implements Sandbox {
 
   /** Resolve and plan one launch; throws typed errors before anything runs. */
   prepare(): { backend: PlatformBackend; prepared: PreparedLaunch; policy: ResolvedPolicy } {
+    this.network?.port() // a run never starts before its proxy listens (throws a SetupError)
     const req = this.planRequest()
     const prepared = this.backend.prepare(req)
     this.launched = prepared // given back by track(), also when a check below refuses
@@ -181,7 +216,7 @@ class PlatformSandbox implements Sandbox {
     // namespaces stopped working) and nothing ran: plan again, once. A
     // second failure is the caller's to see. (spawn() cannot do this: its
     // streams belong to the first launch.)
-    return Promise.resolve()
+    return this.ready()
       .then(once)
       .catch((err: unknown) => {
         if (err instanceof SetupError && err.hostChanged && !options?.signal?.aborted) return once()
@@ -214,6 +249,7 @@ class PlatformSandbox implements Sandbox {
     const tmp = this.tmp
     this.tmp = undefined
     if (tmp) removeOwnedDir(tmp)
+    this.network?.close()
   }
 }
 

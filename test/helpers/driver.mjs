@@ -57,11 +57,27 @@ function plainSpawn(command, cwd, passFd) {
   })
 }
 
+/**
+ * Network allowlist tests name their loopback servers (`networkHosts`:
+ * { 'registry.test': '127.0.0.2' }) and the approver's answers per host
+ * (`networkAnswers`), as JSON; here they become the sandbox's `networkLookup`
+ * and `onNetworkRequest` functions.
+ */
+function sandboxOptions(options) {
+  const { networkHosts, networkAnswers, ...rest } = options ?? {}
+  if (networkHosts) {
+    rest.networkLookup = (host, _o, cb) =>
+      Object.hasOwn(networkHosts, host) ? cb(null, [{ address: networkHosts[host], family: 4 }]) : cb(Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), [])
+  }
+  if (networkAnswers) rest.onNetworkRequest = (q) => networkAnswers[q.host] ?? 'denied'
+  return rest
+}
+
 async function confined(request) {
   const { createSandbox } = await import(dist.href)
   let sandbox
   try {
-    sandbox = createSandbox(request.options)
+    sandbox = createSandbox(sandboxOptions(request.options))
     return { result: await sandbox.run(request.command, request.runOptions) }
   } catch (e) {
     return { error: serializeError(e) }

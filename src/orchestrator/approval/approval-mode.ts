@@ -28,9 +28,10 @@ export type ApprovalMode = z.infer<typeof approvalModeSchema>
  * - `opaque`: a shell script that could not be split into plain commands;
  * - `escalation`: running with more rights than the profile gives
  *   (`require_escalated`, or a wider retry after a sandbox denial);
- * - `patch`: a patch-style request touching paths.
+ * - `patch`: a patch-style request touching paths;
+ * - `network`: a host a network allowlist does not name (asked while the command runs).
  */
-export const promptClassSchema = z.enum(['rule', 'dangerous', 'unknown', 'opaque', 'escalation', 'patch'])
+export const promptClassSchema = z.enum(['rule', 'dangerous', 'unknown', 'opaque', 'escalation', 'patch', 'network'])
 export type PromptClass = z.infer<typeof promptClassSchema>
 
 export interface ApprovalSettings {

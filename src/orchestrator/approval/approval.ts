@@ -46,8 +46,12 @@ export function isApproval(d: ApprovalDecision): boolean {
 }
 
 export interface ApprovalRequest {
-  /** `exec`: before the first attempt; `escalation`: before a wider second attempt. */
-  readonly kind: 'exec' | 'escalation'
+  /**
+   * `exec`: before the first attempt; `escalation`: before a wider second
+   * attempt; `network`: a running command's proxy asks for a host no entry
+   * of the network allowlist names (`network` says which; docs/network.md).
+   */
+  readonly kind: 'exec' | 'escalation' | 'network'
   readonly attempt: 1 | 2
   readonly command: readonly string[]
   readonly cwd: string

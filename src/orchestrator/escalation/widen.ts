@@ -113,9 +113,10 @@ export function noSandboxWidening(options: SandboxOptions, allowUnsandboxed: boo
 }
 
 /** The profile's own network level, as these options ask for it. */
-function baseNetwork(base: SandboxOptions): 'off' | 'inet' | 'on' {
-  if (base.network) return base.network
-  return loadProfile((base.profile ?? DEFAULT_PROFILE) as string | ProfileInput).network
+function baseNetwork(base: SandboxOptions): 'off' | 'inet' | 'on' | 'proxy' {
+  const network = base.network ?? loadProfile((base.profile ?? DEFAULT_PROFILE) as string | ProfileInput).network
+  // An allowlist widened for the network is every host (`inet`), as from `off`.
+  return typeof network === 'string' ? network : 'proxy'
 }
 
 /**

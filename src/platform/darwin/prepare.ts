@@ -45,6 +45,11 @@ function networkOf(policy: ResolvedPolicy, proxyPort: number | undefined): Seatb
     throw new PolicyError(`proxy port ${proxyPort} is not a TCP port (1–65535)`, { where: 'proxyPort' })
   }
   if (policy.network === 'off' && proxyPort !== undefined) return { kind: 'proxy', port: proxyPort }
+  if (policy.network === 'proxy') {
+    // The allowlist's proxy listens on loopback: only its port is reachable. Before it listens there is nothing to allow.
+    if (policy.proxyPort === undefined) throw new PolicyError('a network allowlist needs its proxy listening before the sandbox is planned (await sandbox.ready())', { where: 'network' })
+    return { kind: 'proxy', port: policy.proxyPort }
+  }
   return { kind: policy.network }
 }
 

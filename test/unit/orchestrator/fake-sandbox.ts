@@ -35,7 +35,7 @@ export function enforcementFor(options: SandboxOptions, cwd: string): Enforcemen
     modeReason: 'fake',
     status: 'full',
     mechanisms: ['landlock', 'seccomp'],
-    network: options.network ?? 'off',
+    network: typeof options.network === 'object' ? 'proxy' : (options.network ?? 'off'),
     filesystem: {
       confined: true,
       readAll: true,
@@ -80,6 +80,7 @@ export function fakeSandboxes(script: Script, cwd: string) {
       profileName: typeof options.profile === 'string' ? options.profile : 'custom',
       report: () => enforcement,
       close: () => {},
+      ready: () => Promise.resolve(),
       // Text results only (the orchestrator never asks for Buffers).
       spawn: ((file: string, args: readonly string[] = [], runOptions?: RunOptions): SandboxProcess => {
         const argv = [file, ...args]

@@ -12,7 +12,7 @@ import { distIndex, repoRoot } from '../../helpers/paths.js'
 function messageFor(before: string): string {
   const script = `${before}
 const { createSandbox } = await import(${JSON.stringify(pathToFileURL(distIndex).href)})
-try { createSandbox({ profile: { network: 5 } }) } catch (e) { console.log(e.message) }`
+try { createSandbox({ profile: { filesystem: { denySecrets: 5 } } }) } catch (e) { console.log(e.message) }`
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, encoding: 'utf8' })
   expect(r.stderr).toBe('')
   return r.stdout.trim()
@@ -20,12 +20,12 @@ try { createSandbox({ profile: { network: 5 } }) } catch (e) { console.log(e.mes
 
 describe('zod messages', () => {
   it('are English when the application chose nothing', () => {
-    expect(messageFor('')).toBe('profile: network: Invalid option: expected one of "off"|"inet"|"on"')
+    expect(messageFor('')).toBe('profile: filesystem.denySecrets: Invalid input: expected boolean, received number')
   })
 
   it("keep the application's language when it chose one before loading cordon", () => {
     const msg = messageFor("import * as z from 'zod/mini'; import de from 'zod/v4/locales/de.js'; z.config(de())")
-    expect(msg).toMatch(/^profile: network: /)
-    expect(msg).not.toContain('Invalid option')
+    expect(msg).toMatch(/^profile: filesystem\.denySecrets: /)
+    expect(msg).not.toContain('Invalid input')
   })
 })

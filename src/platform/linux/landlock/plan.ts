@@ -5,6 +5,7 @@
  * "missing" entries, so both modes report a missing mechanism the same way.
  */
 import type { NativeProbe } from '../../../native/binding.js'
+import { constants } from 'node:os'
 import { loadNative } from '../../../native/load.js'
 import type { ResolvedPolicy } from '../../../profile/resolve.js'
 import type { Enforcement, MissingProtection } from '../../enforcement.js'
@@ -22,7 +23,8 @@ export interface LauncherPlan {
   compat: 'hard' | 'best-effort'
   keepFds?: number[]
   rlimits: { resource: string; soft: string; hard: string }[]
-  landlock: { rules: LandlockRule[]; networkOff: boolean; scopeSignal: boolean; scopeAbstractUnix: boolean; log: boolean } | null
+  /** `connectPorts`: network through the proxy — TCP connect only to these ports, bind none. */
+  landlock: { rules: LandlockRule[]; networkOff: boolean; connectPorts?: number[]; scopeSignal: boolean; scopeAbstractUnix: boolean; log: boolean } | null
   /** BPF compiled by libseccomp in the addon (base64) and the number of rules it came from. */
   seccomp: { bpf: string; rules: number } | null
   /**
@@ -33,6 +35,8 @@ export interface LauncherPlan {
    * mounts refuse them.
    */
   metadata?: { bpf: string; rules: number }
+  /** Namespace mode with a network allowlist: the in-sandbox forwarder's port and the proxy's unix socket (native/linux/forwarder.c). */
+  forwarder?: { port: number; socket: string; seccomp?: { bpf: string; rules: number } }
   /** Which of fds 0–2 carries the PTY cordon made for the command: its controlling terminal (launch/pty.ts). */
   ctty?: 0 | 1 | 2
 }
@@ -66,12 +70,36 @@ function program(key: string, pick: (r: SeccompRule) => boolean): NonNullable<La
 
 /** Whether a rule applies under a network level: `net-off` rules with the network off, `unix-off` ones unless it is fully on. */
 function applies(r: SeccompRule, network: ResolvedPolicy['network']): boolean {
-  return r.when === 'always' || (r.when === 'net-off' && network === 'off') || (r.when === 'unix-off' && network !== 'on')
+  return r.when === 'always' || (r.when === 'net-off' && network === 'off') || (r.when === 'unix-off' && network !== 'on') || (r.when === 'net-proxy' && network === 'proxy')
 }
 
 /** The syscall filter of a network mode (both modes). */
 export function seccompProgram(network: ResolvedPolicy['network']): NonNullable<LauncherPlan['seccomp']> {
   return program(network, (r) => r.action !== 'notify' && applies(r, network))
+}
+
+/**
+ * Rules of namespace mode's forwarder (native/linux/forwarder.c) on top of
+ * the file's always-rules: it needs one AF_UNIX socket per connection, and
+ * never execs, binds or listens (its listener is made before it starts).
+ */
+const FORWARDER_RULES: readonly Omit<SeccompRule, 'when' | 'reason'>[] = [
+  { syscall: 'socket', action: 'errno', errno: constants.errno.EAFNOSUPPORT, args: [{ arg: 0, op: 'ne', value: '0x1' }] },
+  { syscall: 'execve', action: 'errno', errno: constants.errno.EPERM, args: [] },
+  { syscall: 'execveat', action: 'errno', errno: constants.errno.EPERM, args: [] },
+  { syscall: 'bind', action: 'errno', errno: constants.errno.EPERM, args: [] },
+  { syscall: 'listen', action: 'errno', errno: constants.errno.EPERM, args: [] },
+]
+
+/** The forwarder's own filter: the always-rules (not the command's unix-socket rule) plus FORWARDER_RULES. */
+export function forwarderProgram(): NonNullable<LauncherPlan['seccomp']> {
+  let prog = compiled.get('forwarder')
+  if (!prog) {
+    const rules = [...loadSeccompRules().filter((r) => r.when === 'always' && r.action !== 'notify'), ...FORWARDER_RULES].map(({ syscall, action, errno, args }) => ({ syscall, action, ...(errno !== undefined ? { errno } : {}), args }))
+    prog = { bpf: loadNative().binding.compileSeccomp(rules).toString('base64'), rules: rules.length }
+    compiled.set('forwarder', prog)
+  }
+  return prog
 }
 
 /** The metadata filter of Landlock mode: the `notify` rules. */
@@ -88,6 +116,11 @@ function metadataGap(ctx: PlanContext): boolean {
   return ctx.probe.landlockAbi !== null && !ctx.policy.writeRoots.includes('/')
 }
 
+/** Network through the proxy: its port is the one TCP connect Landlock allows (0 in a report made before the proxy listens). */
+function connectPorts(policy: ResolvedPolicy): { connectPorts?: number[] } {
+  return policy.network === 'proxy' ? { connectPorts: [policy.proxyPort ?? 0] } : {}
+}
+
 export type PlanTemplate = Omit<LauncherPlan, 'argv' | 'env' | 'compat'>
 
 /** The launcher's part of a launch (both modes), without argv/env (filled per run). */
@@ -97,7 +130,7 @@ export function launcherTemplate(ctx: PlanContext, rules: LandlockRule[] | null)
     v: 1,
     cwd: policy.cwd,
     rlimits: rlimits(policy),
-    landlock: rules && { rules, networkOff: policy.network === 'off', scopeSignal: true, scopeAbstractUnix: policy.network !== 'on', log: true },
+    landlock: rules && { rules, networkOff: policy.network === 'off', ...connectPorts(policy), scopeSignal: true, scopeAbstractUnix: policy.network !== 'on', log: true },
     seccomp: probe.seccomp ? seccompProgram(policy.network) : null,
   }
 }
@@ -133,6 +166,7 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   if (!probe.seccomp) missing.push(seccompUnavailable(probe))
   if (policy.network === 'off' && !probe.seccomp && (abi === null || abi < 4)) missing.push({ protection: 'network', explicit: true, reason: 'neither seccomp nor Landlock ABI 4 can block sockets' })
   if (policy.network === 'inet' && !probe.seccomp) missing.push(localSocketsReachable(abi !== null && abi >= 6 ? 'pathname' : 'pathname and abstract'))
+  if (policy.network === 'proxy') missing.push(...proxyMissing(abi, probe.seccomp))
   if (metadataGap(ctx) && !probe.seccomp) {
     missing.push({ protection: 'file-metadata', explicit: false, reason: 'Landlock (ABI ≤ 7) has no right for chmod/chown/utimes/xattrs, and without seccomp the supervisor cannot be asked (user notification): files the caller owns outside the write roots can still have their mode bits, owner group, timestamps, extended attributes and ACLs changed', fix: 'a kernel with CONFIG_SECCOMP_FILTER, or namespace mode (read-only mounts deny them)' })
   }
@@ -142,6 +176,25 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
 
 /** The planned note on file metadata in Landlock mode (start.ts replaces it when no listener could be had). */
 export const METADATA_SUPERVISED = 'chmod, chown, utimes, extended attributes and attribute flags are decided by the supervisor: performed beneath a write root, EPERM elsewhere'
+
+/**
+ * Network through the proxy in Landlock mode. Landlock (ABI ≤ 7) matches a
+ * TCP port, never an address: connect() to port P of any host passes, not
+ * only to the proxy on 127.0.0.1:P. That is reported, never hidden.
+ */
+export function proxyMissing(abi: number | null, seccomp: boolean): MissingProtection[] {
+  const missing: MissingProtection[] = []
+  if (abi === null || abi < 4) missing.push({ protection: 'network', explicit: true, reason: `a network allowlist needs Landlock's TCP rules (ABI 4) to keep connections to the proxy; this kernel has ${abi === null ? 'no Landlock' : `ABI ${abi}`}: the launcher refuses to start the command`, fix: 'a kernel ≥ 6.7' })
+  if (!seccomp) missing.push({ protection: 'network', explicit: true, reason: 'without seccomp, UDP (DNS), raw and non-TCP sockets are not refused: only TCP goes through the proxy', fix: 'a kernel with CONFIG_SECCOMP_FILTER' })
+  missing.push({
+    protection: 'network-port-only',
+    explicit: false,
+    reason:
+      "Landlock (ABI ≤ 7) matches TCP ports, not addresses: connect() to the proxy's port on any other host passes too. cordon compensates where it can — the proxy listens on 127.0.0.1 on a fresh ephemeral port per sandbox, the sandbox has no DNS or UDP (seccomp) and cannot bind a port — but a command that knows the IP address of an outside server listening on that port can reach it directly, bypassing the allowlist",
+    fix: "namespace mode: the sandbox gets a network namespace with loopback only and reaches the proxy through the launcher's forwarder",
+  })
+  return missing
+}
 
 /** Network `inet` without seccomp: nothing refuses AF_UNIX sockets (Landlock ABI 6 scopes abstract ones only). */
 export function localSocketsReachable(which: string): MissingProtection {
@@ -164,6 +217,7 @@ export function commonEnforcement(
   return {
     mechanisms: [...(namespaces ? ['namespaces'] : []), ...(landlock ? ['landlock'] : []), ...(probe.seccomp ? ['seccomp'] : [])],
     network: policy.network,
+    ...(policy.network === 'proxy' ? { proxy: { port: policy.proxyPort ?? 0, allow: [...(policy.allowlist?.allow ?? [])], deny: [...(policy.allowlist?.deny ?? [])], requests: [] } } : {}),
     filesystem: { confined: namespaces || landlock, readAll: policy.readAll, readRoots: policy.readRoots, writeRoots: policy.writeRoots, denyRead: policy.denyRead, ...filesystem },
     envDropped: policy.envDropped,
     widening,

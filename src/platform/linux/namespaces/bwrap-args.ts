@@ -78,6 +78,8 @@ export interface BwrapArgsInput {
   networkOff: boolean
   ops: readonly MountOp[]
   launcher: string
+  /** Network allowlist: the proxy's unix socket, bound read-only at the same path (connect(2) needs no write on the mount). */
+  proxySocket?: string | undefined
   /** fdSources(ops, writeRoots): these binds use descriptors instead of paths. */
   sources?: readonly string[]
 }
@@ -89,6 +91,8 @@ export function bwrapArgs(input: BwrapArgsInput): string[] {
     '--dev', '/dev',
     '--proc', '/proc',
     ...input.ops.flatMap((op) => opArgs(op, input.sources ?? [])),
+    // After the mounts: the socket's directory may lie under a private /tmp.
+    ...(input.proxySocket ? ['--ro-bind', input.proxySocket, input.proxySocket] : []),
     // The launcher must be reachable whatever the mounts above hide (it may
     // live under a private /tmp or a masked tree): bind it, read-only, last.
     ...(covered(input.launcher, input.ops) ? ['--ro-bind', input.launcher, input.launcher] : []),

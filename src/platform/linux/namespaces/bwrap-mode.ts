@@ -22,7 +22,7 @@ import { planMounts, type MountPlan } from './bwrap-mounts.js'
 import type { BwrapInfo } from './bwrap-probe.js'
 import { protectAndPlan, removeCreated } from './bwrap-protect.js'
 import { DEVICE_FILES, type LandlockRule } from '../landlock/landlock-rules.js'
-import { commonEnforcement, globsNote, landlockUnavailable, launcherTemplate, localSocketsReachable, seccompUnavailable, type PlanContext } from '../landlock/plan.js'
+import { commonEnforcement, forwarderProgram, globsNote, landlockUnavailable, launcherTemplate, localSocketsReachable, seccompUnavailable, type PlanContext, type PlanTemplate } from '../landlock/plan.js'
 
 export interface NamespacePlan {
   prepared: LinuxPrepared
@@ -55,7 +55,8 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
 
 function notesFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, protNotes: string[]): string[] {
   const notes = [
-    `bubblewrap ${bwrap.version ?? '(unknown version)'} at ${bwrap.path}: new user, pid, ipc, uts${bwrap.features.cgroupTry ? ', cgroup (where allowed)' : ''}${ctx.policy.network === 'off' ? ', network' : ''} namespaces; the whole tree dies with the caller`,
+    `bubblewrap ${bwrap.version ?? '(unknown version)'} at ${bwrap.path}: new user, pid, ipc, uts${bwrap.features.cgroupTry ? ', cgroup (where allowed)' : ''}${ctx.policy.network === 'off' || ctx.policy.network === 'proxy' ? ', network' : ''} namespaces; the whole tree dies with the caller`,
+    ...(ctx.policy.network === 'proxy' ? [`network allowlist: the sandbox's network namespace has loopback only; its one way out is cordon's forwarder on 127.0.0.1:${ctx.policy.proxyPort ?? 'PORT'} (started by the launcher, confined by Landlock, dies with the run), relaying to the proxy's unix socket ${ctx.policy.proxySocket ?? ''}`] : []),
     ctx.probe.landlockAbi !== null ? `Landlock ABI ${ctx.probe.landlockAbi} inside as a second wall` : 'Landlock is unavailable: the mounts alone confine the filesystem',
     ...bwrap.warnings.map((w) => `bwrap: ${w.detail} (fix: ${w.fix})`),
     ...protNotes,
@@ -90,6 +91,20 @@ function enforcementFor(ctx: PlanContext, bwrap: BwrapInfo, mounts: MountPlan, p
   return e
 }
 
+/**
+ * Network allowlist: the launcher starts the in-sandbox forwarder
+ * (native/linux/forwarder.c) on the proxy's port number, relaying to the
+ * proxy's unix socket. Landlock's TCP rule to that port stays as a second
+ * wall where the kernel has it (ABI 4); the namespace is the first.
+ */
+function withForwarder(t: PlanTemplate, ctx: PlanContext): PlanTemplate {
+  const { policy, probe } = ctx
+  if (policy.network !== 'proxy') return t
+  if (t.landlock && (probe.landlockAbi ?? 0) < 4) delete t.landlock.connectPorts
+  if (!policy.proxyPort || !policy.proxySocket) return t
+  return { ...t, forwarder: { port: policy.proxyPort, socket: policy.proxySocket, ...(probe.seccomp ? { seccomp: forwarderProgram() } : {}) } }
+}
+
 export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReason: string): NamespacePlan {
   const { policy, probe } = ctx
   // The profile's protected paths, and the nested repositories that fit the launch's bind budget (issue 13 §7).
@@ -100,7 +115,8 @@ export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReaso
   const rules = probe.landlockAbi !== null ? namespaceLandlockRules(policy, mounts.privateDirs) : null
   const launcher = launcherFor(policy.writeRoots)
   const sources = bwrap.features.bindFd ? fdSources(mounts.ops) : []
-  const args = bwrapArgs({ features: bwrap.features, networkOff: policy.network === 'off', ops: mounts.ops, launcher, sources })
+  // A network allowlist gets a network namespace of its own too (loopback only): the forwarder is its way out.
+  const args = bwrapArgs({ features: bwrap.features, networkOff: policy.network === 'off' || policy.network === 'proxy', ops: mounts.ops, launcher, sources, proxySocket: policy.proxySocket })
   return {
     prepared: {
       launcher,
@@ -108,7 +124,7 @@ export function buildNamespacePlan(ctx: PlanContext, bwrap: BwrapInfo, modeReaso
       args,
       bindSources: sources,
       ...(prot.removeIfCreated.length ? { afterRun: () => removeCreated(prot.removeIfCreated, policy.writeRoots) } : {}),
-      template: launcherTemplate(ctx, rules),
+      template: withForwarder(launcherTemplate(ctx, rules), ctx),
       enforcement: enforcementFor(ctx, bwrap, mounts, prot.paths, prot.notes, modeReason, planned.missing),
     },
     placeholders: mounts.placeholders,

@@ -21,8 +21,8 @@ export interface SeccompRule {
   action: 'errno' | 'kill' | 'notify'
   errno?: number
   args: SeccompArg[]
-  /** `net-off`: only with the network off; `unix-off`: whenever host unix sockets are off (network `off` or `inet`). */
-  when: 'always' | 'net-off' | 'unix-off'
+  /** `net-off`: only with the network off; `unix-off`: whenever host unix sockets are off (network `off`, `inet`, `proxy`); `net-proxy`: only through the proxy (TCP only). */
+  when: 'always' | 'net-off' | 'unix-off' | 'net-proxy'
   reason: string
 }
 
@@ -71,6 +71,7 @@ export function parseSeccompRules(text: string, file: string): SeccompRule[] {
     for (const tok of rest) {
       if (tok === 'when=net-off') when = 'net-off'
       else if (tok === 'when=unix-off') when = 'unix-off'
+      else if (tok === 'when=net-proxy') when = 'net-proxy'
       else args.push(parseArg(tok, where))
     }
     if (args.length > 3) throw new PolicyError('at most 3 argument tests per rule', { where })
@@ -91,7 +92,7 @@ export function parseSeccompRules(text: string, file: string): SeccompRule[] {
  */
 export const PARSED_RULES_FILE = join('dist', 'seccomp-rules.json')
 /** Bumped with any change to what parseSeccompRules returns: a build output of another parser is parsed again. */
-export const RULES_PARSER = 3
+export const RULES_PARSER = 4
 
 /**
  * The rules of `text`: the build's parse (`built`, the contents of

@@ -83,7 +83,122 @@ static int cmd_socketpair(char **a) {
   return outcome(rc);
 }
 
+/* base64 of `in` (RFC 4648) into `out` (4/3 the size, plus a NUL). */
+static void base64(const char *in, char *out) {
+  static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  size_t n = strlen(in), i = 0;
+  for (; i + 2 < n; i += 3, out += 4) {
+    unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8 | (unsigned char)in[i + 2];
+    out[0] = t[v >> 18]; out[1] = t[v >> 12 & 63]; out[2] = t[v >> 6 & 63]; out[3] = t[v & 63];
+  }
+  if (n - i == 1) { unsigned v = (unsigned char)in[i] << 16; out[0] = t[v >> 18]; out[1] = t[v >> 12 & 63]; out[2] = out[3] = '='; out += 4; }
+  if (n - i == 2) { unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8; out[0] = t[v >> 18]; out[1] = t[v >> 12 & 63]; out[2] = t[v >> 6 & 63]; out[3] = '='; out += 4; }
+  *out = 0;
+}
+
+/* The proxy of a network allowlist, as the sandbox's environment names it
+ * (HTTP_PROXY=http://USER:TOKEN@127.0.0.1:PORT), or -1 when there is none.
+ * `auth` gets the Proxy-Authorization header line ("" without credentials). */
+static int proxy_fd(char *auth, size_t cap) {
+  const char *p = getenv("HTTP_PROXY"), *at;
+  char user[256] = "", b64[400];
+  struct sockaddr_in sin = {.sin_family = AF_INET};
+  auth[0] = 0;
+  if (!p || strncmp(p, "http://", 7) != 0) return -1;
+  p += 7;
+  if ((at = strchr(p, '@')) && (size_t)(at - p) < sizeof user) {
+    memcpy(user, p, (size_t)(at - p));
+    user[at - p] = 0;
+    base64(user, b64);
+    snprintf(auth, cap, "Proxy-Authorization: Basic %s\r\n", b64);
+    p = at + 1;
+  }
+  if (strncmp(p, "127.0.0.1:", 10) != 0) return -1;
+  sin.sin_port = htons((uint16_t)atoi(p + 10));
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0 && connect(fd, (struct sockaddr *)&sin, sizeof sin) < 0) { close(fd); return -2; }
+  return fd;
+}
+
+/* Read until the end of an HTTP header (or EOF); returns the status code. */
+static int read_status(int fd, char *buf, size_t cap) {
+  size_t n = 0;
+  while (n < cap - 1) {
+    ssize_t r = read(fd, buf + n, cap - 1 - n);
+    if (r <= 0) break;
+    n += (size_t)r;
+    buf[n] = 0;
+    if (strstr(buf, "\r\n\r\n")) break;
+  }
+  buf[n] = 0;
+  return strncmp(buf, "HTTP/1.", 7) == 0 ? atoi(buf + 9) : 0;
+}
+
+/* CONNECT host:port through the proxy, then one HTTP/1.0 GET in the tunnel.
+ * Prints OK and the body's first word, or HTTP<status>, or NOPROXY. */
+static void proxy_one(const char *target) {
+  char buf[4096], auth[512];
+  int fd = proxy_fd(auth, sizeof auth);
+  if (fd == -1) { printf("NOPROXY "); return; }
+  if (fd < 0) { printf("%s ", strerrorname_np(errno)); return; }
+  dprintf(fd, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", target, target, auth);
+  int status = read_status(fd, buf, sizeof buf);
+  if (status == 200) {
+    dprintf(fd, "GET / HTTP/1.0\r\nHost: %s\r\n\r\n", target);
+    status = read_status(fd, buf, sizeof buf);
+    char *body = strstr(buf, "\r\n\r\n");
+    if (status == 200) printf("OK:%.20s ", body ? body + 4 : "");
+    else printf("HTTP%d ", status);
+  } else {
+    printf("HTTP%d ", status);
+  }
+  close(fd);
+}
+
+/* Listen on a TCP port of 127.0.0.1 (port 0: any): a way in for others. */
+static int cmd_bind(char **a) {
+  struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(a[0]))};
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return setup_failed("socket");
+  long rc = bind(fd, (struct sockaddr *)&sin, sizeof sin);
+  if (rc == 0) rc = listen(fd, 1);
+  close(fd);
+  return outcome(rc);
+}
+
+/* N tunnels through the proxy open at once (all connected and asked for
+ * before any answer is read), then one GET in each: OK:<answered>. */
+static int cmd_proxymany(char **a) {
+  int n = atoi(a[0]), fds[256], ok = 0;
+  char buf[4096], auth[512];
+  if (n < 1 || n > 256) return setup_failed("count");
+  for (int i = 0; i < n; i++) {
+    if ((fds[i] = proxy_fd(auth, sizeof auth)) < 0) return setup_failed("connect");
+    dprintf(fds[i], "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s\r\n", a[1], a[1], auth);
+  }
+  for (int i = 0; i < n; i++) {
+    if (read_status(fds[i], buf, sizeof buf) == 200) {
+      dprintf(fds[i], "GET / HTTP/1.0\r\nHost: %s\r\n\r\n", a[1]);
+      if (read_status(fds[i], buf, sizeof buf) == 200) ok++;
+    }
+    close(fds[i]);
+  }
+  printf("OK:%d\n", ok);
+  return 0;
+}
+
+static int cmd_proxy(char **a) {
+  for (; *a; a++) proxy_one(*a);
+  printf("\n");
+  return 0;
+}
+
 static const struct probe_cmd cmds[] = {
+  {"proxy", 1, cmd_proxy},
+  {"proxymany", 2, cmd_proxymany},
+  {"bind", 1, cmd_bind},
   {"tcp", 2, cmd_tcp},
   {"udp", 2, cmd_udp},
   {"raw", 0, cmd_raw},

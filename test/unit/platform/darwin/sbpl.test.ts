@@ -23,6 +23,12 @@ const CTX = { cwd: '/Users/dev/repo', tmpdir: '/var/folders/zz/T/cordon-1', home
 const golden = (name: string) => join(import.meta.dirname, 'golden', `${name}.sb`)
 const TAG = 'cordon-0123456789abcdef'
 
+/** A built-in profile's network is a level; an allowlist (an object) is never built in. */
+function builtinNetwork(n: ReturnType<typeof loadProfile>['network']): 'off' | 'inet' | 'on' {
+  if (typeof n !== 'string') throw new Error('a built-in profile with a network allowlist')
+  return n
+}
+
 /** A built-in profile's policy at fixed paths (expanded, not canonicalised: no such paths exist here). */
 function builtin(name: string): SeatbeltInput['policy'] & { network: 'off' | 'inet' | 'on' } {
   const p = loadProfile(name)
@@ -36,7 +42,7 @@ function builtin(name: string): SeatbeltInput['policy'] & { network: 'off' | 'in
     denyRead: denies.filter((d) => !hasGlob(d)),
     denyGlobs: denies.filter(hasGlob),
     protectedPaths: fs.protected.map((r) => expandPath(r, CTX)),
-    network: p.network,
+    network: builtinNetwork(p.network),
   }
 }
 

@@ -1,0 +1,97 @@
+/**
+ * cordon's network proxy: one loopback port, in the caller's Node process,
+ * serving HTTP (CONNECT and absolute-URI requests) and SOCKS5 alike — the
+ * first byte of a connection tells them apart (SOCKS5 starts with 0x05, an
+ * HTTP request with a method name). One port keeps the sandbox's Landlock
+ * rule to one port.
+ *
+ * Every connection is decided by the gate (gate.ts): allowlist, approvals,
+ * the proxy's own name resolution and address checks; the records say what
+ * was asked for and what was decided.
+ */
+import { createServer, type Server, type Socket } from 'node:net'
+import type { Server as HttpServer } from 'node:http'
+import { SetupError } from '../../errors.js'
+import type { ProxyRequestRecord } from '../../platform/enforcement.js'
+import { requireCredential } from './credential.js'
+import { NetworkGate, type GateOptions } from './gate.js'
+import { createHttpFront } from './http-front.js'
+import { serveSocks5 } from './socks5.js'
+
+export type { GateOptions, LookupFunction, NetworkAnswer, NetworkAsk } from './gate.js'
+
+export interface NetworkProxy {
+  /** The loopback port (HTTP and SOCKS5). */
+  readonly port: number
+  readonly host: '127.0.0.1'
+  /** The unix socket it also listens on (namespace mode reaches it there), when asked for. */
+  readonly socketPath: string | undefined
+  /** Every request decided so far, in order (bounded). */
+  readonly records: readonly ProxyRequestRecord[]
+  /** Stop listening and cut every open tunnel. */
+  close(): Promise<void>
+}
+
+function dispatch(gate: NetworkGate, http: HttpServer, socket: Socket, token: string | undefined): void {
+  if (token !== undefined) requireCredential(socket)
+  socket.once('data', (first: Buffer) => {
+    socket.pause()
+    if (first[0] === 0x05) return serveSocks5(gate, socket, first, token)
+    // Hand the bytes back and let node:http parse the rest.
+    socket.unshift(first)
+    http.emit('connection', socket)
+    socket.resume()
+  })
+  socket.on('error', () => socket.destroy())
+}
+
+function listen(server: Server, where: { port: number; host: string } | { path: string }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const at = 'path' in where ? where.path : `${where.host}:${where.port}`
+    server.once('error', (err: NodeJS.ErrnoException) => reject(new SetupError('network-proxy', 'listen', err.errno ? -err.errno : 0, err.code ?? 'EUNKNOWN', `the network proxy cannot listen on ${at}: ${err.message}`)))
+    if ('path' in where) server.listen({ path: where.path, backlog: 1024 }, resolve)
+    else server.listen({ port: where.port, host: where.host, backlog: 1024 }, resolve)
+  })
+}
+
+/**
+ * Start a proxy on 127.0.0.1 (an ephemeral port unless `port` is given),
+ * and on `socketPath` too when given (namespace mode's forwarder connects
+ * there). With `token`, the TCP port answers only clients that show it
+ * (credential.ts). Resolves once it listens.
+ */
+export async function startNetworkProxy(options: GateOptions & { port?: number; socketPath?: string; token?: string }): Promise<NetworkProxy> {
+  const gate = new NetworkGate(options)
+  const { server: http, agent } = createHttpFront(gate, options.token)
+  const sockets = new Set<Socket>()
+  const make = (token: string | undefined): Server => {
+    const server = createServer({ noDelay: true }, (socket) => {
+      sockets.add(socket)
+      socket.once('close', () => sockets.delete(socket))
+      dispatch(gate, http, socket, token)
+    })
+    // The proxy must never keep the caller's process alive on its own.
+    return server.unref()
+  }
+  // The TCP port asks for the token (when there is one); the unix socket does not.
+  const servers = [make(options.token)]
+  await listen(servers[0]!, { port: options.port ?? 0, host: '127.0.0.1' })
+  if (options.socketPath) {
+    servers.push(make(undefined))
+    await listen(servers[1]!, { path: options.socketPath }).catch((err: unknown) => {
+      servers[0]!.close()
+      throw err
+    })
+  }
+  return {
+    port: (servers[0]!.address() as { port: number }).port,
+    host: '127.0.0.1',
+    socketPath: options.socketPath,
+    records: gate.records,
+    close: () => {
+      for (const s of sockets) s.destroy()
+      agent.destroy()
+      return Promise.all(servers.map((s) => new Promise<void>((done) => s.close(() => done())))).then(() => {})
+    },
+  }
+}
