@@ -52,9 +52,14 @@ export class PatchVerifyError extends PolicyError {
   }
 }
 
-/** A line of the patch as an error quotes it: JSON-quoted (no control characters reach a terminal), at most 80 characters. */
+/**
+ * A line of the patch as an error quotes it: JSON-quoted, at most 80
+ * characters, and every control, format (bidi, zero-width) or separator
+ * character as a `\uXXXX` escape — JSON.stringify leaves DEL, C1 controls
+ * and bidi overrides raw, and those reach a terminal.
+ */
 export function shownLine(text: string | undefined): string {
   if (text === undefined) return 'end of patch'
   const cut = text.length > 80 ? `${text.slice(0, 80)}…` : text
-  return JSON.stringify(cut)
+  return JSON.stringify(cut).replace(/[\p{Cc}\p{Cf}\u2028\u2029]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
