@@ -124,15 +124,15 @@ describe('applyPatch through the orchestrator', () => {
     expect(fake.runs).toHaveLength(0)
   })
 
-  it('never proposes a write root inside a denied read', async () => {
+  it('never proposes a write root inside a denied read: a new file there is refused as unreadable, before asking', async () => {
     const out = dir('out')
     const secret = join(out, 'secret')
     mkdirSync(secret)
     const ws = dir('ws')
     const { orch, asked, fake } = setup({ sandbox: { profile: 'workspace-write', cwd: ws, denyRead: [secret] } }, sandboxedSteps(ws), ws)
     const r = await applyPatch(orch, patch(`*** Add File: ${join(secret, 'x')}`, '+x'))
-    expect(r.status).toBe('refused')
-    expect(r.text).toContain('which the profile denies reading: a denied read is never widened')
+    expect(r.status).toBe('invalid')
+    expect(r.text).toContain('the sandbox does not let commands read it (deny-read)')
     expect(asked).toHaveLength(0)
     expect(fake.runs).toHaveLength(0)
   })

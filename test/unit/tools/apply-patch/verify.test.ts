@@ -149,6 +149,33 @@ describe('verifyPatch', () => {
     expect(asked).toEqual([join(dir, 'secret/key')])
   })
 
+  it('never tells whether a file exists in a directory commands may not read: an add or move target there is refused unseen', async () => {
+    const dir = workspace({ 'secret/present': 'k\n', 'a.txt': 'a\n' })
+    const unreadable = (p: string) => (p.startsWith(join(dir, 'secret')) ? 'deny-read' : undefined)
+    const outcome = (...lines: string[]) =>
+      verifyPatch(patch(...lines), { cwd: dir, unreadable }).then(
+        () => 'planned',
+        (e: PatchVerifyError) => `${e.kind}: ${e.message.replace(/^patch line \d+: /, '')}`,
+      )
+    // The same answer whether the file is there or not (today: "exists already" tells it is).
+    const present = await outcome('*** Add File: secret/present', '+x')
+    const absent = await outcome('*** Add File: secret/absent', '+x')
+    expect(present).toBe('unreadable: secret/present: the sandbox does not let commands read it (deny-read)')
+    expect(absent).toBe('unreadable: secret/absent: the sandbox does not let commands read it (deny-read)')
+    expect(await outcome('*** Update File: a.txt', '*** Move to: secret/present')).toBe('unreadable: secret/present: the sandbox does not let commands read it (deny-read)')
+    expect(await outcome('*** Update File: a.txt', '*** Move to: secret/absent')).toBe('unreadable: secret/absent: the sandbox does not let commands read it (deny-read)')
+  })
+
+  it('checks a path as written before following a symlink inside a denied directory (which would tell where the link points)', async () => {
+    const dir = workspace({ 'pub/f': 'a\n' })
+    mkdirSync(join(dir, 'secret'))
+    symlinkSync(join(dir, 'pub'), join(dir, 'secret/link'))
+    const unreadable = (p: string) => (p.startsWith(join(dir, 'secret')) ? 'deny-read' : undefined)
+    const e = await verifyPatch(patch('*** Update File: secret/link/f', '@@', '-a', '+b'), { cwd: dir, unreadable }).catch((x: unknown) => x)
+    expect(e).toMatchObject({ kind: 'unreadable', path: 'secret/link/f', resolved: join(dir, 'secret/link/f') })
+    expect(readFileSync(join(dir, 'pub/f'), 'utf8')).toBe('a\n')
+  })
+
   it('resolves symlinks: the plan names where the write lands', async () => {
     const dir = workspace({ 'real/f': 'a\n' })
     symlinkSync(join(dir, 'real'), join(dir, 'link'))
