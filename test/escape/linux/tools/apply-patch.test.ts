@@ -149,7 +149,7 @@ describeEscape('apply_patch (issue 14)', (identity: Identity, mode) => {
     })
 
   if (mode === 'landlock')
-    it('Landlock mode cannot keep .git/hooks read-only below a write root, and the attempt report says so', async () => {
+    it('Landlock mode cannot keep .git/hooks read-only below a write root: the attempt report says so, and a patch into it is refused up front', async () => {
       const w = ws()
       t.dir(`p${w.i}/work/.git/hooks`)
       const r = await apply(w.work, patch('*** Add File: ok.txt', '+1'), ['approved'])
@@ -157,6 +157,13 @@ describeEscape('apply_patch (issue 14)', (identity: Identity, mode) => {
       const e = r.outcomes[0]!.attempts[0]!.sandbox.enforcement!
       expect(e.missing.map((m) => m.protection)).toContain('protected-paths')
       expect(e.filesystem.protected).toContain(join(w.work, '.git/hooks'))
+      // So a patch into it is refused before anything is asked or written (the sandbox would let the applier write the hook).
+      const hook = await apply(w.work, patch('*** Add File: ok2.txt', '+1', '*** Add File: .git/hooks/pre-commit', '+#!/bin/sh'), ['approved'])
+      expect(patchOutput(hook)).toMatchObject({ ok: false, status: 'refused' })
+      expect(patchOutput(hook).text).toContain('which this sandbox (landlock mode) cannot keep read-only')
+      expect(hook.asked).toHaveLength(0)
+      expect(existsSync(join(w.work, '.git/hooks/pre-commit'))).toBe(false)
+      expect(existsSync(join(w.work, 'ok2.txt'))).toBe(false)
     })
 
   it('a patch that does not fit the files writes nothing and asks nothing', async () => {

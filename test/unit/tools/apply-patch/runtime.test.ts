@@ -149,8 +149,22 @@ describe('applyPatch through the orchestrator', () => {
     expect(fake.runs).toHaveLength(0)
   })
 
+  it('a protected path the sandbox cannot keep read-only (Landlock mode) is refused before anything is asked or written', async () => {
+    const { orch, asked, fake, ws } = patchSetup()
+    mkdirSync(join(ws, '.git/hooks'), { recursive: true })
+    // Without this refusal the hook was approved as an ordinary patch and written: Landlock cannot keep a path below a write root read-only.
+    const r = await applyPatch(orch, patch('*** Add File: ok.txt', '+1', '*** Add File: .git/hooks/pre-commit', '+evil'))
+    expect(r.status).toBe('refused')
+    expect(r.text).toContain(`${join(ws, '.git/hooks/pre-commit')} lies in the protected path ${join(ws, '.git/hooks')}, which this sandbox (landlock mode) cannot keep read-only`)
+    expect(asked).toHaveLength(0)
+    expect(fake.runs).toHaveLength(0)
+    expect(existsSync(join(ws, 'ok.txt'))).toBe(false)
+    expect(existsSync(join(ws, '.git/hooks/pre-commit'))).toBe(false)
+  })
+
   it('a step the sandbox refuses stops the patch; the report lists what was applied; a protected path is not widened', async () => {
-    const { orch, ws } = patchSetup()
+    const ws = dir('ws')
+    const { orch } = setup({ sandbox: { profile: 'workspace-write', cwd: ws, mode: 'namespaces' } }, sandboxedSteps(ws), ws)
     mkdirSync(join(ws, '.git/hooks'), { recursive: true })
     const r = await applyPatch(orch, patch('*** Add File: ok.txt', '+1', '*** Add File: .git/hooks/pre-commit', '+evil', '*** Add File: later.txt', '+2'))
     expect(r).toMatchObject({ ok: false, status: 'completed' })
