@@ -81,14 +81,40 @@ describe('applyPatch through the orchestrator', () => {
     writeFileSync(join(ws, 'a'), 'x\n')
     expect((await applyPatch(orch, patch('*** Update File: a', '*** Move to: b'))).ok).toBe(true)
     expect(asked).toHaveLength(1)
-    // Both ends were approved: an edit of b and an add of a (the moved-from path) skip asking.
-    const again = await applyPatch(orch, patch('*** Update File: b', '@@', '+y', '*** Add File: a', '+new'))
+    // The write of b was approved: an edit of b skips asking.
+    const again = await applyPatch(orch, patch('*** Update File: b', '@@', '+y'))
     expect(again.outcome?.approval?.source).toBe('cache')
     expect(asked).toHaveLength(1)
+    // The removal of a was approved, not writing a: an add of a is asked.
+    expect((await applyPatch(orch, patch('*** Add File: a', '+new'))).outcome?.approval?.source).toBe('user')
     // A new path among cached ones is asked; another environment is asked.
     expect((await applyPatch(orch, patch('*** Update File: b', '@@', '+z', '*** Add File: c', '+c'))).outcome?.approval?.source).toBe('user')
     expect((await applyPatch(orch, patch('*** Update File: c', '@@', '+d'), { environment: 'remote' })).outcome?.approval?.source).toBe('user')
-    expect(asked).toHaveLength(3)
+    expect(asked).toHaveLength(4)
+  })
+
+  it('a session approval of editing a file does not approve deleting it or moving it away', async () => {
+    const { orch, asked, answer, ws } = patchSetup()
+    answer.mockReturnValue('approved_for_session')
+    writeFileSync(join(ws, 'keep.txt'), 'x\n')
+    expect((await applyPatch(orch, patch('*** Update File: keep.txt', '@@', '-x', '+y'))).ok).toBe(true)
+    expect((await applyPatch(orch, patch('*** Update File: keep.txt', '@@', '-y', '+z'))).outcome?.approval?.source).toBe('cache')
+    expect(asked).toHaveLength(1)
+    // Before: both skipped the ask (the key was only the path), and the file was gone unasked.
+    answer.mockReturnValue('denied')
+    const del = await applyPatch(orch, patch('*** Delete File: keep.txt'))
+    expect(del).toMatchObject({ ok: false, status: 'denied' })
+    expect(asked.at(-1)?.patch?.files).toMatchObject([{ kind: 'delete', path: join(ws, 'keep.txt') }])
+    writeFileSync(join(ws, 'elsewhere.txt'), 'e\n')
+    answer.mockReturnValue('approved_for_session')
+    expect((await applyPatch(orch, patch('*** Update File: elsewhere.txt', '@@', '-e', '+f'))).ok).toBe(true)
+    answer.mockReturnValue('denied')
+    // Both paths were approved for writing; moving keep.txt away removes it: asked.
+    const moved = await applyPatch(orch, patch('*** Delete File: elsewhere.txt', '*** Update File: keep.txt', '*** Move to: elsewhere2.txt'))
+    expect(moved.status).toBe('denied')
+    expect(asked).toHaveLength(4)
+    expect(readFileSync(join(ws, 'keep.txt'), 'utf8')).toBe('z\n')
+    expect(existsSync(join(ws, 'elsewhere.txt'))).toBe(true)
   })
 
   it('asks a path outside the write roots as an additional write root: approved, attempt 1 writes there', async () => {
