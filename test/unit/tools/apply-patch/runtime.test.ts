@@ -6,7 +6,7 @@
  * asked, with which keys and prompt class, what each attempt may write,
  * and what the report says.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { applySteps, type ApplierInput, type ApplierLine } from '../../../../src/tools/apply-patch/applier.js'
@@ -128,6 +128,27 @@ describe('applyPatch through the orchestrator', () => {
     expect(asked[0]!.scope?.join('\n')).toContain(out)
     expect(fake.made.at(-1)?.write).toEqual([out])
     expect(r.outcome?.attempts).toHaveLength(1)
+  })
+
+  it('a symlink in the workspace pointing outside: the request, the keys and the widening name the real target, never the link', async () => {
+    const { orch, asked, answer, fake, ws } = patchSetup()
+    const out = dir('out')
+    writeFileSync(join(out, 'f'), 'a\n')
+    symlinkSync(out, join(ws, 'link'))
+    symlinkSync(join(out, 'f'), join(ws, 'file-link'))
+    answer.mockReturnValue('approved_for_session')
+    const r = await applyPatch(orch, patch('*** Update File: link/f', '@@', '-a', '+b'))
+    expect(r.ok).toBe(true)
+    expect(asked[0]).toMatchObject({ promptClass: 'escalation', command: ['apply_patch', join(out, 'f')], widening: { write: [out] }, patch: { paths: [join(out, 'f')], files: [{ path: join(out, 'f') }] } })
+    expect(fake.made.at(-1)?.write).toEqual([out])
+    // The same file through another link is the same key: no new question, no wider root than the one shown.
+    const again = await applyPatch(orch, patch('*** Update File: file-link', '@@', '-b', '+c'))
+    expect(again.outcome?.approval?.source).toBe('cache')
+    expect(asked).toHaveLength(1)
+    expect(readFileSync(join(out, 'f'), 'utf8')).toBe('c\n')
+    // Touching it twice through two spellings in one patch is refused.
+    const twice = await applyPatch(orch, patch('*** Update File: link/f', '@@', '-c', '+d', '*** Update File: ./file-link', '@@', '-c', '+e'))
+    expect(twice).toMatchObject({ status: 'invalid', error: { kind: 'duplicate' } })
   })
 
   it('writes nothing when the additional write is denied', async () => {
