@@ -19,7 +19,7 @@ import { verifyPatch } from '../../../../src/tools/apply-patch/verify.js'
 import { SetupError, shellTool, ToolRouter, ToolSetupError, type ResponseItem } from '../../../../src/index.js'
 import { fnCall, setupDispatch } from '../harness.js'
 import type { Script } from '../../orchestrator/fake-sandbox.js'
-import { dir, setup } from '../../orchestrator/harness.js'
+import { dir, rulesFile, setup } from '../../orchestrator/harness.js'
 import { isUnder } from '../../../../src/orchestrator/denial/path-rules.js'
 
 function sandboxedSteps(ws: string): Script {
@@ -149,6 +149,29 @@ describe('applyPatch through the orchestrator', () => {
     // Touching it twice through two spellings in one patch is refused.
     const twice = await applyPatch(orch, patch('*** Update File: link/f', '@@', '-c', '+d', '*** Update File: ./file-link', '@@', '-c', '+e'))
     expect(twice).toMatchObject({ status: 'invalid', error: { kind: 'duplicate' } })
+  })
+
+  it('a rule allowing apply_patch under allowMeansNoSandbox still runs the applier in the profile sandbox, where a protected path stays read-only', async () => {
+    const ws = dir('ws')
+    const bin = dir('bin')
+    // The rule's program must resolve on PATH to be trusted: an apply_patch program there (as some agent CLIs install).
+    writeFileSync(join(bin, 'apply_patch'), '#!/bin/sh\n', { mode: 0o755 })
+    mkdirSync(join(ws, 'conf'))
+    const { orch, asked, fake } = setup(
+      {
+        sandbox: { profile: 'workspace-write', cwd: ws, mode: 'namespaces', env: { PATH: bin }, protected: [join(ws, 'conf')] },
+        rules: [rulesFile('prefix_rule(pattern=["apply_patch"], decision="allow")\n')],
+        allowMeansNoSandbox: true,
+      },
+      sandboxedSteps(ws),
+      ws,
+    )
+    const r = await applyPatch(orch, patch('*** Add File: conf/x', '+planted'))
+    expect(r.outcome?.policy).toMatchObject({ decision: 'allow', source: 'rule' })
+    expect(asked).toHaveLength(0)
+    // Before: attempt 1 ran with no sandbox (write: /), so the protected path was written.
+    expect(fake.made.at(-1)?.write ?? []).toEqual([])
+    expect(r.outcome?.attempts[0]?.widening).toBeUndefined()
   })
 
   it('writes nothing when the additional write is denied', async () => {
