@@ -13,7 +13,8 @@
  * file it may not see — and so is a new file there (locate()). Paths are canonical (symlinks resolved): the keys,
  * the permission check and the applier all use where a write really lands.
  */
-import { readFile, stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { open, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { sha256 } from '../../orchestrator/approval/command-key.js'
 import { canonicalPath } from '../../orchestrator/denial/path-rules.js'
@@ -142,12 +143,28 @@ async function mustBeAbsent(at: At): Promise<void> {
   throw new PatchVerifyError('exists', at, 'exists already: update it instead of adding it (or delete it first)')
 }
 
+/** A file larger than this is not patched: its text is held, diffed and sent to the applier. */
+export const MAX_FILE_BYTES = 16 * 1024 * 1024
+
+/**
+ * The file's text. Opened first, without blocking, and checked on the
+ * open descriptor: a path checked then opened could be swapped in between
+ * for a FIFO (an open that never returns) or a device (endless bytes) by a
+ * command still running in the sandbox.
+ */
 async function readText(at: At): Promise<string> {
   let buf: Buffer
   try {
-    const st = await stat(at.resolved)
-    if (!st.isFile()) throw new PatchVerifyError('missing', at, 'is not a regular file')
-    buf = await readFile(at.resolved)
+    const fh = await open(at.resolved, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
+    try {
+      const st = await fh.stat()
+      if (!st.isFile()) throw new PatchVerifyError('missing', at, 'is not a regular file')
+      if (st.size > MAX_FILE_BYTES) throw new PatchVerifyError('unreadable', at, `is ${st.size} bytes, more than the ${MAX_FILE_BYTES} a patch edits`)
+      buf = await fh.readFile()
+    } finally {
+      await fh.close()
+    }
+    if (buf.length > MAX_FILE_BYTES) throw new PatchVerifyError('unreadable', at, `grew past the ${MAX_FILE_BYTES} bytes a patch edits while it was read`)
   } catch (e) {
     if (e instanceof PatchVerifyError) throw e
     const code = (e as NodeJS.ErrnoException).code

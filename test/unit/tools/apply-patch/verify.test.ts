@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PatchVerifyError } from '../../../../src/tools/apply-patch/errors.js'
 import { parsePatch } from '../../../../src/tools/apply-patch/parser.js'
-import { verifyPatch, type PatchPlan } from '../../../../src/tools/apply-patch/verify.js'
+import { MAX_FILE_BYTES, verifyPatch, type PatchPlan } from '../../../../src/tools/apply-patch/verify.js'
 import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
 
 afterAll(removeTempDirs)
@@ -174,6 +175,18 @@ describe('verifyPatch', () => {
     const e = await verifyPatch(patch('*** Update File: secret/link/f', '@@', '-a', '+b'), { cwd: dir, unreadable }).catch((x: unknown) => x)
     expect(e).toMatchObject({ kind: 'unreadable', path: 'secret/link/f', resolved: join(dir, 'secret/link/f') })
     expect(readFileSync(join(dir, 'pub/f'), 'utf8')).toBe('a\n')
+  })
+
+  it('refuses a file over the size bound before reading it, and a FIFO without blocking', async () => {
+    const dir = workspace({})
+    const big = join(dir, 'big.txt')
+    writeFileSync(big, '')
+    truncateSync(big, MAX_FILE_BYTES + 1)
+    const e = await verifyPatch(patch('*** Update File: big.txt', '@@', '+x'), { cwd: dir }).catch((x: unknown) => x)
+    expect(e).toMatchObject({ kind: 'unreadable', message: expect.stringContaining(`more than the ${MAX_FILE_BYTES} a patch edits`) })
+    execFileSync('mkfifo', [join(dir, 'pipe')])
+    const f = await verifyPatch(patch('*** Delete File: pipe'), { cwd: dir }).catch((x: unknown) => x)
+    expect(f).toMatchObject({ kind: 'missing', message: expect.stringContaining('is not a regular file') })
   })
 
   it('resolves symlinks: the plan names where the write lands', async () => {
