@@ -59,7 +59,7 @@ describe('readPatchInvocation', () => {
 
 describe('orchestrator.exec routes a patch invocation to apply_patch', () => {
   const steps: Parameters<typeof setup>[1] = ({ argv, runOptions }) => {
-    if (!String(argv[1]).endsWith('applier.js')) return { exitCode: 99, stderr: 'a shell ran' }
+    if (!String(argv.at(-1)).endsWith('applier.js')) return { exitCode: 99, stderr: 'a shell ran' }
     const lines: ApplierLine[] = []
     applySteps((JSON.parse(String(runOptions?.input)) as ApplierInput).steps, (l) => lines.push(l))
     return { stdout: lines.map((l) => `${JSON.stringify(l)}\n`).join('') }

@@ -24,7 +24,7 @@ import { isUnder } from '../../../../src/orchestrator/denial/path-rules.js'
 
 function sandboxedSteps(ws: string): Script {
   return ({ argv, options, runOptions }) => {
-    if (!String(argv[1]).endsWith('applier.js')) return { exitCode: 127, stderr: `unexpected ${argv.join(' ')}` }
+    if (!String(argv.at(-1)).endsWith('applier.js')) return { exitCode: 127, stderr: `unexpected ${argv.join(' ')}` }
     const input = JSON.parse(String(runOptions?.input)) as ApplierInput
     const roots = [ws, ...(options.write ?? [])]
     const lines: ApplierLine[] = []
@@ -71,7 +71,8 @@ describe('applyPatch through the orchestrator', () => {
       },
     })
     // One attempt, in the profile's sandbox (nothing added), running node with the applier.
-    expect(fake.runs.map((x) => x.argv)).toEqual([[process.execPath, expect.stringMatching(/dist\/tools\/apply-patch\/applier\.js$/)]])
+    // node is given the applier's code, read when cordon loaded: it never reads applier.js (which a sandboxed command could have rewritten) at patch time.
+    expect(fake.runs.map((x) => x.argv)).toEqual([[process.execPath, '--input-type=module', '-e', expect.stringMatching(/export function applySteps[\s\S]*\nmain\(\);\n$/), expect.stringMatching(/dist\/tools\/apply-patch\/applier\.js$/)]])
     expect(fake.made.at(-1)?.write ?? []).toEqual([])
   })
 
@@ -171,7 +172,7 @@ describe('applyPatch through the orchestrator', () => {
     expect(asked).toHaveLength(0)
     // Before: attempt 1 ran with no sandbox (write: /), so the protected path was written.
     expect(fake.made.at(-1)?.write ?? []).toEqual([])
-    expect(r.outcome?.attempts[0]?.widening).toBeUndefined()
+    expect(r.outcome?.attempts[0]?.sandbox.widening).toBeUndefined()
   })
 
   it('writes nothing when the additional write is denied', async () => {
