@@ -51,7 +51,18 @@ function keepsProtected(report: Enforcement): boolean {
   return report.mode === 'namespaces' && !report.missing.some((m) => m.protection === 'protected-paths')
 }
 
-/** Why a command in the profile's sandbox could not read `path` (undefined: it can). */
+/**
+ * Why a command in the profile's sandbox could not read `path` as this
+ * process sees it (undefined: it can): a rule denies it, or it lies in a
+ * directory the command sees as its own private one (namespace mode /tmp,
+ * outside the write roots) — the host's file there is not the command's,
+ * and matching a patch's context against it would be an oracle on it.
+ */
 export function unreadableIn(ws: OrchestratorWorkspace): (path: string) => string | undefined {
-  return (path) => (ws.report ? readRuleFor(ws.report.filesystem, path) : 'no sandbox report')
+  return (path) => {
+    if (!ws.report) return 'no sandbox report'
+    const fs = ws.report.filesystem
+    const priv = fs.privateDirs.some((d) => isUnder(path, d)) && !fs.writeRoots.some((r) => isUnder(path, r))
+    return readRuleFor(fs, path) ?? (priv ? 'private-tmp' : undefined)
+  }
 }
