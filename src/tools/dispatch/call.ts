@@ -14,7 +14,7 @@ import type { RwLock } from './rw-lock.js'
 import { runToolPost, runToolPre, type ToolHooks } from './tool-hooks.js'
 import { preview, truncateForModel } from './truncate.js'
 import { inputOf, rewriteMisfit } from './input.js'
-import { quote } from '../../orchestrator/text.js'
+import { escaped, quote } from '../../orchestrator/text.js'
 
 /** Lifecycle events: `start` after PreToolUse hooks let the call run, `end` when its output is final. */
 export type ToolEvent =
@@ -94,7 +94,7 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
   const misfit = rewriteMisfit(call.payload.kind, pre.input, name)
   if (misfit) return done({ kind: 'text', text: `blocked: ${misfit}`, success: false })
   const started = Date.now()
-  s.emit({ type: 'start', callId: call.callId, tool: name, stepId: step.id, inputPreview: preview(previewText(pre.input), s.previewBytes) })
+  s.emit({ type: 'start', callId: call.callId, tool: name, stepId: step.id, inputPreview: shownPreview(previewText(pre.input), s.previewBytes) })
   const postToolUse: ToolContext['postToolUse'] = async (original, out) => {
     const post = await runToolPost(s.hooks.postToolUse, { ...original, output: out }, s.hookTimeoutMs, signal, hookErrors)
     return { output: post.output, context: post.context }
@@ -104,7 +104,7 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
   try {
     output = await (tool.handler as NonNullable<Tool['handler']>)(pre.input, ctx)
   } catch (e) {
-    s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: 'error', success: false, durationMs: Date.now() - started, outputPreview: preview(String((e as Error)?.message ?? e), s.previewBytes) })
+    s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: 'error', success: false, durationMs: Date.now() - started, outputPreview: shownPreview(String((e as Error)?.message ?? e), s.previewBytes) })
     throw e
   }
   let context: string[] = []
@@ -115,7 +115,7 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
     context = post.context
   }
   const bounded = bound(output, s.maxOutputBytes)
-  s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: bounded.kind, success: bounded.kind === 'text' ? bounded.success : bounded.kind === 'search', durationMs: Date.now() - started, outputPreview: preview(previewText(bounded), s.previewBytes) })
+  s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: bounded.kind, success: bounded.kind === 'text' ? bounded.success : bounded.kind === 'search', durationMs: Date.now() - started, outputPreview: shownPreview(previewText(bounded), s.previewBytes) })
   return done(bounded, context)
 }
 
@@ -135,6 +135,11 @@ function bound(output: ToolOutput, maxBytes: number): ToolOutput {
   if (output.kind === 'search') return output
   const t = truncateForModel(output.text, maxBytes)
   return t.omittedBytes === 0 ? output : { ...output, text: t.text }
+}
+
+/** A lifecycle preview: the model's text (or the tool's output) with control and bidi characters escaped (a UI or a log prints it), then cut to `bytes`. */
+function shownPreview(text: string, bytes: number): string {
+  return preview(escaped(text, bytes), bytes)
 }
 
 function previewText(v: unknown): string {

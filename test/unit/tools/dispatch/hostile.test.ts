@@ -7,7 +7,7 @@
  * their own calls.
  */
 import { describe, expect, it } from 'vitest'
-import { applyPatchTool, ToolRouter, type ResponseItem, type ToolOutput } from '../../../../src/index.js'
+import { applyPatchTool, ToolRouter, type ResponseItem, type ToolEvent, type ToolOutput } from '../../../../src/index.js'
 import { deferred, fnCall, fnTool, setupDispatch, text } from '../harness.js'
 
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
@@ -64,6 +64,17 @@ describe('dispatch against a hostile model', () => {
       text('blocked: a PreToolUse hook rewrote the input into an object, and free takes text', false),
     ])
     expect(got).toEqual([])
+  })
+
+  it('lifecycle previews (for UIs and logs) carry the model\'s input and the output escaped, never raw terminal controls', async () => {
+    const events: ToolEvent[] = []
+    const router = new ToolRouter([fnTool('say', async (input) => text(`echo: ${(input as { s: string }).s}`))])
+    const { dispatcher } = setupDispatch({ onEvent: (e) => events.push(e) })
+    await dispatcher.handleResponse(router.buildStep(), [fnCall('1', 'say', { s: '\u001b]0;pwned\u0007\r\u202eevil' })])
+    const previews = events.map((e) => (e.type === 'start' ? e.inputPreview : e.outputPreview))
+    expect(previews).toHaveLength(2)
+    for (const p of previews) expect(p).not.toMatch(UNSAFE)
+    expect(previews[1]).toContain('echo: \\x1b]0;pwned')
   })
 
   it('call ids repeated in one response: each call gets its own output, in call order, never another call\'s', async () => {
