@@ -25,8 +25,9 @@ export function inputOf(call: ToolCall, maxBytes: number): { input: unknown } | 
   const raw = p.kind === 'function' ? p.arguments : p.kind === 'custom' ? p.input : p.query
   const bytes = typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : 0
   if (bytes > maxBytes) return { error: `the input is ${bytes} bytes, more than the ${maxBytes} this dispatcher takes` }
-  if (p.kind === 'custom') return { input: p.input }
-  if (p.kind === 'tool_search') return { input: { query: p.query, ...(p.limit !== undefined ? { limit: p.limit } : {}) } }
+  // A provider (or a host building items by hand) may hand anything: the handler gets the kind it was written for.
+  if (p.kind === 'custom') return typeof p.input === 'string' ? { input: p.input } : { error: 'the input must be text' }
+  if (p.kind === 'tool_search') return typeof p.query === 'string' ? { input: { query: p.query, ...(p.limit !== undefined ? { limit: p.limit } : {}) } } : { error: 'the query must be text' }
   if (typeof p.arguments !== 'string') return { error: 'the arguments must be a JSON object' }
   if (depthOf(p.arguments) > MAX_DEPTH) return { error: `the arguments are nested deeper than ${MAX_DEPTH} levels` }
   try {

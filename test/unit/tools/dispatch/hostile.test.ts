@@ -64,6 +64,10 @@ describe('dispatch against a hostile model', () => {
       text('blocked: a PreToolUse hook rewrote the input into an object, and free takes text', false),
     ])
     expect(got).toEqual([])
+    // The same for an item whose payload is not text at all.
+    const odd = await dispatcher.handleResponse(router.buildStep(), [{ type: 'custom_tool_call', call_id: '3', name: 'free', input: { not: 'text' } as unknown as string, status: 'completed' }])
+    expect(odd.outputs.map((o) => o.output)).toEqual([text('the input must be text', false)])
+    expect(got).toEqual([])
   })
 
   it('lifecycle previews (for UIs and logs) carry the model\'s input and the output escaped, never raw terminal controls', async () => {
