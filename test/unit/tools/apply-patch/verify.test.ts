@@ -189,6 +189,18 @@ describe('verifyPatch', () => {
     expect(f).toMatchObject({ kind: 'missing', message: expect.stringContaining('is not a regular file') })
   })
 
+  it('shows the file\'s own control and bidi characters escaped in the diff (a removed line cannot pose as another), and writes the text exact', async () => {
+    const hidden = 'if (!admin) deny()\r// harmless comment'
+    const { plan: p } = await plan({ 'f.js': `keep\n${hidden}\n\u202eevil\n` }, '*** Update File: f.js', '@@', ' keep', `-${hidden}`, '+ok', ' \u202eevil')
+    const diff = p.changes[0]!.diff
+    expect(diff).not.toMatch(/[\r\u001b\u202e]/)
+    expect(diff).toContain('-if (!admin) deny()\\x0d// harmless comment')
+    expect(diff).toContain(' \\u202eevil')
+    expect(p.changes[0]!.newText).toBe('keep\nok\n\u202eevil\n')
+    const del = await plan({ 'g.txt': 'a\u001b[2Kb\n' }, '*** Delete File: g.txt')
+    expect(del.plan.changes[0]!.diff).toContain('-a\\x1b[2Kb')
+  })
+
   it('resolves symlinks: the plan names where the write lands', async () => {
     const dir = workspace({ 'real/f': 'a\n' })
     symlinkSync(join(dir, 'real'), join(dir, 'link'))
