@@ -56,7 +56,9 @@ export function requirementFor(input: RequirementInput): Requirement {
   }
   if (decision.decision === 'allow') {
     if (input.patch && settings.mode === 'untrusted') return ask(settings, 'patch', 'a patch-style request in untrusted mode', undefined)
-    const sandbox = ruleAllows && input.allowMeansNoSandbox ? 'escalated' : 'profile'
+    // A patch-style request names every path it writes and asks for any root beyond the profile's
+    // (additionalWrite): it never needs "no sandbox", which would lift the protected paths too.
+    const sandbox = ruleAllows && input.allowMeansNoSandbox && !input.patch ? 'escalated' : 'profile'
     return { kind: 'skip', sandbox, reason: ruleAllows ? 'a rule allows it' : 'known safe' }
   }
   return promptRequirement(input)

@@ -25,7 +25,14 @@ import { pathToFileURL } from 'node:url'
 
 /** One step of the plan (steps.ts makes them). */
 export type ApplierStep =
-  | { readonly op: 'write'; readonly path: string; readonly content: string; readonly expect: 'absent' | { readonly sha256: string } }
+  | {
+      readonly op: 'write'
+      readonly path: string
+      readonly content: string
+      readonly expect: 'absent' | { readonly sha256: string }
+      /** A move's new file: its source must still be the verified text, or the new file would be made from a stale one. */
+      readonly source?: { readonly path: string; readonly sha256: string }
+    }
   | { readonly op: 'remove'; readonly path: string; readonly expect: { readonly sha256: string } }
 
 export interface ApplierInput {
@@ -85,6 +92,7 @@ function overwrite(path: string, content: string): void {
 }
 
 function write(step: Extract<ApplierStep, { op: 'write' }>): void {
+  if (step.source) checkUnchanged(step.source.path, step.source.sha256)
   if (step.expect === 'absent') {
     mkdirSync(dirname(step.path), { recursive: true })
     create(step.path, step.content, 0o666)

@@ -29,9 +29,29 @@ export function textLines(text: string): string[] {
   return lines
 }
 
-/** Unified diff text of one file: `--- a/…`, `+++ b/…`, then the hunks (`/dev/null` for an added or deleted file). */
+/**
+ * Characters of a file's own lines that would make a shown line read as
+ * another (a CR returning to the line start, an escape sequence, a bidi
+ * override, a zero-width or separator character). A sandboxed command may
+ * have written them; added lines cannot hold them (parser.ts). Tab stays.
+ */
+const UNSHOWN = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g
+
+function shown(line: string): string {
+  return line.replace(UNSHOWN, (c) => {
+    const code = c.charCodeAt(0)
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`
+  })
+}
+
+/**
+ * Unified diff text of one file: `--- a/…`, `+++ b/…`, then the hunks
+ * (`/dev/null` for an added or deleted file). For the approver: a line's
+ * control and bidi characters are written as escapes (UNSHOWN); what is
+ * written to the file is the plan's `newText`, exact.
+ */
 export function unifiedDiff(from: string | null, to: string | null, hunks: readonly DiffHunk[]): string {
   const out = [`--- ${from === null ? '/dev/null' : `a/${from}`}`, `+++ ${to === null ? '/dev/null' : `b/${to}`}`]
-  for (const h of hunks) out.push(`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines)
+  for (const h of hunks) out.push(`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines.map(shown))
   return `${out.join('\n')}\n`
 }

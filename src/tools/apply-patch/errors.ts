@@ -4,6 +4,7 @@
  * on: where in the patch, what was expected, what was found.
  */
 import { PolicyError } from '../../errors.js'
+import { quote } from '../../orchestrator/text.js'
 
 /** The patch text does not follow the grammar (grammar.ts). */
 export class PatchParseError extends PolicyError {
@@ -52,9 +53,7 @@ export class PatchVerifyError extends PolicyError {
   }
 }
 
-/** A line of the patch as an error quotes it: JSON-quoted (no control characters reach a terminal), at most 80 characters. */
+/** A line of the patch as an error quotes it: quoted, at most 80 characters, control and bidi characters escaped (text.ts). */
 export function shownLine(text: string | undefined): string {
-  if (text === undefined) return 'end of patch'
-  const cut = text.length > 80 ? `${text.slice(0, 80)}…` : text
-  return JSON.stringify(cut)
+  return text === undefined ? 'end of patch' : quote(text, 80)
 }

@@ -75,7 +75,9 @@ function patchCommand(head: string): { cwd?: string } | undefined {
   if (!cmds.every(plain)) return undefined
   if (cmds.length === 1 && isApplyPatch(cmds[0]!) && cmds[0]!.argv.length === 1) return {}
   const [cd, ap] = cmds
-  if (cmds.length === 2 && read.operators[0] === '&&' && cd!.argv[0] === 'cd' && cd!.argv.length === 2 && isApplyPatch(ap!) && ap!.argv.length === 1) return { cwd: cd!.argv[1] as string }
+  // `cd -` is $OLDPWD and `cd -P` an option to a shell, not a directory of that name.
+  const dir = cd?.argv[0] === 'cd' && cd.argv.length === 2 && !(cd.argv[1] as string).startsWith('-') ? (cd.argv[1] as string) : undefined
+  if (cmds.length === 2 && read.operators[0] === '&&' && dir !== undefined && isApplyPatch(ap!) && ap!.argv.length === 1) return { cwd: dir }
   return undefined
 }
 

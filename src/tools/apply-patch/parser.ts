@@ -44,6 +44,23 @@ export interface Patch {
 /** A patch larger than this is refused before it is read (a bound on memory and time). */
 export const MAX_PATCH_BYTES = 8 * 1024 * 1024
 
+/**
+ * Characters that make a path display as another one: C0 and C1 controls
+ * and DEL (a CR or an escape sequence rewrites the approver's terminal
+ * line), format characters (bidi overrides and isolates, zero-width
+ * characters: `evil\u202Etxt.sh` shows as `evilhs.txt`), and the Unicode
+ * line and paragraph separators. A path holding one is refused: the
+ * approver must read the name that is written.
+ */
+const UNSHOWABLE_IN_PATH = /[\p{Cc}\p{Cf}\u2028\u2029]/u
+/**
+ * The same for an added line, where text is free but must still show as
+ * what is written (Trojan Source, CVE-2021-42574): controls other than tab
+ * and form feed (a CR mid-line hides what precedes it; a line's CRLF end
+ * is dropped before this), bidi overrides and isolates, line separators.
+ */
+const UNSHOWABLE_IN_TEXT = /[\x00-\x08\x0b\x0d-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]/u
+
 const FILE_OP = `'${ADD_FILE}<path>', '${DELETE_FILE}<path>', '${UPDATE_FILE}<path>'`
 const HUNK_LINE = "a hunk line starting with ' ', '-' or '+'"
 
@@ -110,7 +127,7 @@ function fileOp(src: Lines): FileOp {
 function pathOf(src: Lines, rest: string): string {
   const path = rest.trim()
   if (path === '') src.fail('a path after the marker')
-  if (path.includes('\0')) src.fail('a path without NUL bytes')
+  if (UNSHOWABLE_IN_PATH.test(path)) src.fail('a path without control, invisible or bidirectional-format characters')
   if (path.endsWith('/')) src.fail('a file path (this one ends with /)')
   return path
 }
@@ -119,7 +136,7 @@ function addFile(src: Lines, path: string, line: number): FileOp {
   src.i++
   const content: string[] = []
   for (let l = src.peek(); l !== undefined && l.startsWith('+'); l = src.peek()) {
-    content.push(l.slice(1))
+    content.push(addedText(src, l))
     src.i++
   }
   return { kind: 'add', path, line, content: content.length ? `${content.join('\n')}\n` : '' }
@@ -155,13 +172,20 @@ function hunk(src: Lines, first: boolean): Hunk {
   } else if (!first || !isHunkLine(raw)) src.fail(first ? `'${HUNK}' or ${HUNK_LINE}` : `'${HUNK}', '${END_PATCH}' or ${FILE_OP}`)
   const lines: HunkLine[] = []
   for (let l = src.peek(); l !== undefined && isHunkLine(l) && !endsUpdate(l.trimEnd()); l = src.peek()) {
-    lines.push(l === '' ? { kind: ' ', text: '' } : { kind: l[0] as HunkLine['kind'], text: l.slice(1) })
+    lines.push(l === '' ? { kind: ' ', text: '' } : { kind: l[0] as HunkLine['kind'], text: l[0] === '+' ? addedText(src, l) : l.slice(1) })
     src.i++
   }
   if (lines.length === 0) src.fail(`${HUNK_LINE} after '${HUNK}'`)
   const endOfFile = src.marker() === END_OF_FILE
   if (endOfFile) src.i++
   return { line, ...(header !== undefined ? { header } : {}), lines, endOfFile }
+}
+
+/** The text of an added line (`+…`), refused when it would show as something else than what is written. */
+function addedText(src: Lines, line: string): string {
+  const text = line.slice(1)
+  if (UNSHOWABLE_IN_TEXT.test(text)) src.fail('an added line without control characters (other than tab), bidi overrides or line separators: the approver could not read what is written')
+  return text
 }
 
 function isHunkLine(l: string): boolean {

@@ -1,6 +1,6 @@
 /**
- * Runs the applier (applier.ts) in a sandbox the orchestrator made:
- * `node <package>/dist/tools/apply-patch/applier.js`, the steps on stdin.
+ * Runs the applier (applier.ts) in a sandbox the orchestrator made: node
+ * with the applier's code as `-e` text (APPLIER below), the steps on stdin.
  * Node and the package are readable in both Linux modes (namespace mode
  * binds the host read-only); a profile that cannot read them makes the
  * helper fail to start, which is reported, never worked around by writing
@@ -11,7 +11,7 @@
  * orchestrator can offer its one wider retry on the same terms as for a
  * command (a protected path is never widened: widen.ts).
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { LoadError } from '../../errors.js'
 import { packageRoot } from '../../native/load.js'
@@ -40,8 +40,38 @@ export interface ApplierRunOptions {
   readonly timeout?: number
 }
 
+/**
+ * The applier's code, read once when cordon loads — with the rest of its
+ * code, before any command ran — and given to node as `-e` text: node never
+ * reads applier.js at patch time. When cordon is installed inside a write
+ * root (the workspace's node_modules), a sandboxed command could rewrite
+ * that file, and a later patch — approved for its diff, maybe with an extra
+ * write root — would run the command's code instead. The path stays as the
+ * last argument, a label for people (`process.argv[1]`; the file-URL check
+ * at the end of applier.ts is false for `-e` code, so main() is called here).
+ */
+let applier: { path: string; code: string } | undefined
+
+function loadApplier(): { path: string; code: string } {
+  const path = applierPath()
+  applier ??= { path, code: `${readFileSync(path, 'utf8')}\nmain();\n` }
+  return applier
+}
+
+try {
+  loadApplier()
+} catch {
+  // Not built yet: the first patch loads it, or throws the LoadError.
+}
+
+/** The argv that runs the applier (a LoadError when the package was not built). */
+export function applierArgv(): string[] {
+  const a = loadApplier()
+  return [process.execPath, '--input-type=module', '-e', a.code, a.path]
+}
+
 export async function runApplier(sandbox: Sandbox, steps: readonly ApplierStep[], options: ApplierRunOptions = {}): Promise<ApplierRun> {
-  const argv = [process.execPath, applierPath()]
+  const argv = applierArgv()
   const input: ApplierInput = { version: 1, steps }
   // NODE_OPTIONS from the environment could make node load other code (`--require`) before the helper.
   const result = await sandbox.run(argv, {

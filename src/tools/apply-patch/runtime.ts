@@ -2,14 +2,14 @@
  * The apply_patch runtime (runtime.ts's ToolRuntime): a verified patch
  * plan, driven by the orchestrator like any command — the exec policy
  * decides `apply_patch <paths…>`, the approver sees the diff of every
- * file and approves path by path (keys.ts), and each attempt runs the
+ * file and approves path by path, write or removal (keys.ts), and each attempt runs the
  * applier inside the sandbox the orchestrator made for it
  * (run-applier.ts). A wider retry after a denial runs only the steps the
  * first attempt did not apply; the report always says which were.
  */
 import type { AttemptContext, AttemptSandbox, RuntimeAttempt, RuntimeDescription, ToolRuntime } from '../../orchestrator/runtime.js'
 import type { ApplierLine } from './applier.js'
-import { patchKeys } from './keys.js'
+import { patchKeys, touchesOf } from './keys.js'
 import { denialsOf, runApplier } from './run-applier.js'
 import { reportOf, type PatchReport, type PlannedStep } from './steps.js'
 import type { PatchPlan } from './verify.js'
@@ -39,7 +39,7 @@ export const applyPatchRuntime: ToolRuntime<PatchRequest, PatchReport> = {
       ...(req.timeout ? { timeout: req.timeout } : {}),
       approval: {
         promptClass: 'patch',
-        keys: (_facts, level) => patchKeys(environment, plan.paths, level),
+        keys: (_facts, level) => patchKeys(environment, touchesOf(plan), level),
         shown: { patch: { environment, paths: plan.paths, files } },
       },
     }

@@ -23,7 +23,7 @@ function fileSteps(c: FileChange): ApplierStep[] {
   if (c.kind === 'delete') return [{ op: 'remove', path: c.resolved, expect: old }]
   if (!c.moveTo) return [{ op: 'write', path: c.resolved, content: c.newText as string, expect: old }]
   return [
-    { op: 'write', path: c.moveTo.resolved, content: c.newText as string, expect: 'absent' },
+    { op: 'write', path: c.moveTo.resolved, content: c.newText as string, expect: 'absent', source: { path: c.resolved, ...old } },
     { op: 'remove', path: c.resolved, expect: old },
   ]
 }

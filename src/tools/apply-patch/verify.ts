@@ -10,11 +10,12 @@
  * Files are read by this (unconfined) process, so a path the sandbox
  * profile would not let a command read is refused here (`unreadable`):
  * whether a hunk matches would otherwise tell the model something about a
- * file it may not see. Paths are canonical (symlinks resolved): the keys,
+ * file it may not see — and so is a new file there (locate()). Paths are canonical (symlinks resolved): the keys,
  * the permission check and the applier all use where a write really lands.
  */
-import { readFile, stat } from 'node:fs/promises'
-import { isAbsolute, resolve } from 'node:path'
+import { constants } from 'node:fs'
+import { open, stat } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import { sha256 } from '../../orchestrator/approval/command-key.js'
 import { canonicalPath } from '../../orchestrator/denial/path-rules.js'
 import { PatchVerifyError } from './errors.js'
@@ -62,16 +63,37 @@ export async function verifyPatch(patch: Patch, options: VerifyOptions): Promise
   const budget = new Budget()
   const changes: FileChange[] = []
   for (const op of patch.ops) {
-    const at = { path: op.path, resolved: canonicalPath(isAbsolute(op.path) ? op.path : resolve(cwd, op.path)), line: op.line }
+    const at = locate(op.path, op.line, cwd, options)
     claim(seen, at)
-    const moveTo = op.kind === 'update' && op.moveTo ? { path: op.moveTo.path, resolved: canonicalPath(resolve(cwd, op.moveTo.path)), line: op.moveTo.line } : undefined
+    const moveTo = op.kind === 'update' && op.moveTo ? locate(op.moveTo.path, op.moveTo.line, cwd, options) : undefined
     if (moveTo) claim(seen, moveTo)
-    changes.push(await verifyOp(op, at, moveTo, options, budget))
+    changes.push(await verifyOp(op, at, moveTo, budget))
   }
   return { cwd, changes, paths: changes.flatMap((c) => (c.moveTo ? [c.resolved, c.moveTo.resolved] : [c.resolved])) }
 }
 
 type At = { path: string; resolved: string; line: number }
+
+/**
+ * Where a patch path lands (canonical), refused first when a command could
+ * not read it — for every operation, a new file included: this process
+ * stats and follows links unconfined, so an "exists already", a duplicate
+ * or where a link leads would tell the model about a directory it may not
+ * see. Checked on the path as written (a symlink inside a denied directory
+ * is not followed), then on where it lands (a link into one).
+ */
+function locate(path: string, line: number, cwd: string, options: VerifyOptions): At {
+  const written = { path, resolved: resolve(cwd, path), line }
+  mustBeReadable(written, options)
+  const at = { ...written, resolved: canonicalPath(written.resolved) }
+  mustBeReadable(at, options)
+  return at
+}
+
+function mustBeReadable(at: At, options: VerifyOptions): void {
+  const denied = options.unreadable?.(at.resolved)
+  if (denied) throw new PatchVerifyError('unreadable', at, `the sandbox does not let commands read it (${denied})`)
+}
 
 function claim(seen: Map<string, number>, at: At): void {
   const before = seen.get(at.resolved)
@@ -79,14 +101,14 @@ function claim(seen: Map<string, number>, at: At): void {
   seen.set(at.resolved, at.line)
 }
 
-async function verifyOp(op: FileOp, at: At, moveTo: At | undefined, options: VerifyOptions, budget: Budget): Promise<FileChange> {
+async function verifyOp(op: FileOp, at: At, moveTo: At | undefined, budget: Budget): Promise<FileChange> {
   if (op.kind === 'add') {
     await mustBeAbsent(at)
     const lines = textLines(op.content)
     const hunks = lines.length ? [diffHunk(0, 0, lines.map((l) => `+${l}`))] : []
     return { kind: 'add', path: op.path, resolved: at.resolved, newText: op.content, hunks, diff: unifiedDiff(null, op.path, hunks) }
   }
-  const oldText = await readText(at, options)
+  const oldText = await readText(at)
   const oldSha256 = sha256(oldText)
   if (op.kind === 'delete') {
     const lines = textLines(oldText)
@@ -121,14 +143,28 @@ async function mustBeAbsent(at: At): Promise<void> {
   throw new PatchVerifyError('exists', at, 'exists already: update it instead of adding it (or delete it first)')
 }
 
-async function readText(at: At, options: VerifyOptions): Promise<string> {
-  const denied = options.unreadable?.(at.resolved)
-  if (denied) throw new PatchVerifyError('unreadable', at, `the sandbox does not let commands read it (${denied})`)
+/** A file larger than this is not patched: its text is held, diffed and sent to the applier. */
+export const MAX_FILE_BYTES = 16 * 1024 * 1024
+
+/**
+ * The file's text. Opened first, without blocking, and checked on the
+ * open descriptor: a path checked then opened could be swapped in between
+ * for a FIFO (an open that never returns) or a device (endless bytes) by a
+ * command still running in the sandbox.
+ */
+async function readText(at: At): Promise<string> {
   let buf: Buffer
   try {
-    const st = await stat(at.resolved)
-    if (!st.isFile()) throw new PatchVerifyError('missing', at, 'is not a regular file')
-    buf = await readFile(at.resolved)
+    const fh = await open(at.resolved, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
+    try {
+      const st = await fh.stat()
+      if (!st.isFile()) throw new PatchVerifyError('missing', at, 'is not a regular file')
+      if (st.size > MAX_FILE_BYTES) throw new PatchVerifyError('unreadable', at, `is ${st.size} bytes, more than the ${MAX_FILE_BYTES} a patch edits`)
+      buf = await fh.readFile()
+    } finally {
+      await fh.close()
+    }
+    if (buf.length > MAX_FILE_BYTES) throw new PatchVerifyError('unreadable', at, `grew past the ${MAX_FILE_BYTES} bytes a patch edits while it was read`)
   } catch (e) {
     if (e instanceof PatchVerifyError) throw e
     const code = (e as NodeJS.ErrnoException).code

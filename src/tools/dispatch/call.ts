@@ -13,6 +13,8 @@ import { PAYLOAD_OF, type Tool, type ToolCall, type ToolContext, type ToolOutput
 import type { RwLock } from './rw-lock.js'
 import { runToolPost, runToolPre, type ToolHooks } from './tool-hooks.js'
 import { preview, truncateForModel } from './truncate.js'
+import { inputOf, rewriteMisfit } from './input.js'
+import { escaped, quote } from '../../orchestrator/text.js'
 
 /** Lifecycle events: `start` after PreToolUse hooks let the call run, `end` when its output is final. */
 export type ToolEvent =
@@ -34,6 +36,8 @@ export interface CallSettings {
   readonly hookTimeoutMs: number
   readonly maxOutputBytes: number
   readonly previewBytes: number
+  /** Bound on one call's payload (input.ts). */
+  readonly maxInputBytes: number
   readonly emit: (event: ToolEvent) => void
   readonly lock: RwLock
 }
@@ -45,11 +49,15 @@ export interface Settled {
   readonly fatal?: unknown
 }
 
+/** `namespace/name` or `name` of valid parts (names.ts): safe to echo as it is. */
+const VALID_NAME = /^(?:[A-Za-z0-9_-]{1,64}\/)?[A-Za-z0-9_-]{1,64}$/
+
 const done = (output: ToolOutput, context: string[] = []): Settled => ({ output, context })
 
 export async function executeCall(s: CallSettings, step: Step, call: ToolCall, parent: AbortSignal, from: 'model' | 'host', hookErrors: string[]): Promise<Settled> {
-  const shown = displayName(call.name)
   const tool = resolveTool(step, call)
+  // The model wrote the name: echoed as it is only when it is a tool name at all (names.ts), else quoted and escaped.
+  const shown = tool || VALID_NAME.test(displayName(call.name)) ? displayName(call.name) : quote(displayName(call.name), 80)
   if (!tool || (from === 'host' && tool.exposure === 'direct-model-only')) {
     return done({ kind: 'unsupported', text: `unsupported call: ${shown} is not a tool here${from === 'host' && tool ? ' (it is callable by the model only)' : ''}` })
   }
@@ -58,7 +66,7 @@ export async function executeCall(s: CallSettings, step: Step, call: ToolCall, p
     const error = new ToolContractError(shown, expected ?? 'provider-run (hosted)', call.payload.kind)
     return { output: { kind: 'aborted', text: `not run: ${error.message}` }, context: [], fatal: error }
   }
-  const parsed = inputOf(call)
+  const parsed = inputOf(call, s.maxInputBytes)
   if ('error' in parsed) return done({ kind: 'text', text: parsed.error, success: false })
   const child = new AbortController()
   const onAbort = () => child.abort(parent.reason)
@@ -83,8 +91,10 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
   const pre = tool.hooks?.pre === false ? ({ kind: 'continue', input } as const) : await runToolPre(s.hooks.preToolUse, { tool: call.name, callId: call.callId, input }, s.hookTimeoutMs, signal, hookErrors)
   if (signal.aborted) return done(aborted(undefined))
   if (pre.kind === 'blocked') return done({ kind: 'text', text: `blocked: ${pre.reason}`, success: false })
+  const misfit = rewriteMisfit(call.payload.kind, pre.input, name)
+  if (misfit) return done({ kind: 'text', text: `blocked: ${misfit}`, success: false })
   const started = Date.now()
-  s.emit({ type: 'start', callId: call.callId, tool: name, stepId: step.id, inputPreview: preview(previewText(pre.input), s.previewBytes) })
+  s.emit({ type: 'start', callId: call.callId, tool: name, stepId: step.id, inputPreview: shownPreview(previewText(pre.input), s.previewBytes) })
   const postToolUse: ToolContext['postToolUse'] = async (original, out) => {
     const post = await runToolPost(s.hooks.postToolUse, { ...original, output: out }, s.hookTimeoutMs, signal, hookErrors)
     return { output: post.output, context: post.context }
@@ -94,7 +104,7 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
   try {
     output = await (tool.handler as NonNullable<Tool['handler']>)(pre.input, ctx)
   } catch (e) {
-    s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: 'error', success: false, durationMs: Date.now() - started, outputPreview: preview(String((e as Error)?.message ?? e), s.previewBytes) })
+    s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: 'error', success: false, durationMs: Date.now() - started, outputPreview: shownPreview(String((e as Error)?.message ?? e), s.previewBytes) })
     throw e
   }
   let context: string[] = []
@@ -105,7 +115,7 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
     context = post.context
   }
   const bounded = bound(output, s.maxOutputBytes)
-  s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: bounded.kind, success: bounded.kind === 'text' ? bounded.success : bounded.kind === 'search', durationMs: Date.now() - started, outputPreview: preview(previewText(bounded), s.previewBytes) })
+  s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: bounded.kind, success: bounded.kind === 'text' ? bounded.success : bounded.kind === 'search', durationMs: Date.now() - started, outputPreview: shownPreview(previewText(bounded), s.previewBytes) })
   return done(bounded, context)
 }
 
@@ -113,20 +123,6 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
 function resolveTool(step: Step, call: ToolCall): Tool | undefined {
   if (call.payload.kind === 'tool_search') return step.registry.registered().find((t) => t.spec.kind === 'tool_search')
   return step.registry.get(call.name)
-}
-
-/** What the handler gets: the parsed arguments object, the raw text, the query. */
-function inputOf(call: ToolCall): { input: unknown } | { error: string } {
-  const p = call.payload
-  if (p.kind === 'custom') return { input: p.input }
-  if (p.kind === 'tool_search') return { input: { query: p.query, ...(p.limit !== undefined ? { limit: p.limit } : {}) } }
-  try {
-    const v: unknown = JSON.parse(p.arguments === '' ? '{}' : p.arguments)
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return { error: 'the arguments must be a JSON object' }
-    return { input: v }
-  } catch (e) {
-    return { error: `the arguments are not valid JSON: ${(e as Error).message}` }
-  }
 }
 
 function aborted(partial: ToolOutput | undefined): ToolOutput {
@@ -139,6 +135,11 @@ function bound(output: ToolOutput, maxBytes: number): ToolOutput {
   if (output.kind === 'search') return output
   const t = truncateForModel(output.text, maxBytes)
   return t.omittedBytes === 0 ? output : { ...output, text: t.text }
+}
+
+/** A lifecycle preview: the model's text (or the tool's output) with control and bidi characters escaped (a UI or a log prints it), then cut to `bytes`. */
+function shownPreview(text: string, bytes: number): string {
+  return preview(escaped(text, bytes), bytes)
 }
 
 function previewText(v: unknown): string {

@@ -27,6 +27,7 @@ import { callOf, outputItemType, type CallItem, type HistoryItem, type OutputIte
 import { executeCall, type CallSettings, type Settled, type ToolEvent } from './call.js'
 import type { ToolHooks } from './tool-hooks.js'
 import { RwLock } from './rw-lock.js'
+import { DEFAULT_MAX_INPUT_BYTES } from './input.js'
 import { DEFAULT_MODEL_OUTPUT_BYTES, DEFAULT_PREVIEW_BYTES } from './truncate.js'
 import type { Step } from '../router.js'
 import type { ToolCall, ToolOutput } from '../types.js'
@@ -41,6 +42,8 @@ export interface DispatcherOptions {
   readonly maxOutputBytes?: number
   /** Bytes of the previews in lifecycle events. Default 1 KiB. */
   readonly previewBytes?: number
+  /** Bytes of one call's payload (arguments, freeform text, query); a larger one is a failure the model reads. Default 8 MiB. */
+  readonly maxInputBytes?: number
   /** Lifecycle events (start, end) for telemetry and UIs. Not awaited; a throw is ignored. */
   readonly onEvent?: (event: ToolEvent) => void
   /** The conversation so far: dispatch appends to it. Default: a new, empty one. */
@@ -71,6 +74,7 @@ export class Dispatcher {
       hookTimeoutMs: options.hookTimeoutMs ?? 10_000,
       maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MODEL_OUTPUT_BYTES,
       previewBytes: options.previewBytes ?? DEFAULT_PREVIEW_BYTES,
+      maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
       emit: (e) => {
         try {
           options.onEvent?.(e)

@@ -87,28 +87,46 @@ describeEscape('apply_patch (issue 14)', (identity: Identity, mode) => {
     expect(existsSync(join(w.work, 'inside.txt'))).toBe(false)
   })
 
-  it('the applier runs confined: a file in a directory the profile denies is refused by the sandbox; the report says what was applied', async () => {
+  it('a file in a directory the profile denies reading is refused before anything is asked or run, whether it exists or not', async () => {
     const w = ws()
     const a = t.file(`p${w.i}/work/a.txt`, 'one\n')
     const secret = t.dir(`p${w.i}/work/secret`)
-    const r = await apply(w.work, patch('*** Update File: a.txt', '@@', '-one', '+1', '*** Add File: secret/planted.txt', '+2', '*** Add File: last.txt', '+3'), ['approved', 'approved'], { denyRead: [secret] })
-    const out = patchOutput(r)
-    expect(out.report?.files.map((f) => [f.path, f.status])).toEqual([
-      ['a.txt', 'applied'],
-      ['secret/planted.txt', 'failed'],
-      ['last.txt', 'not-attempted'],
-    ])
-    expect(['EACCES', 'EPERM', 'EROFS', 'ENOENT']).toContain(out.report?.files[1]?.error?.code)
-    // (Landlock mode narrows the workspace around the denied directory: no new entry in it, so the update is written in place.)
-    expect(readFileSync(a, 'utf8')).toBe('1\n')
-    expect(existsSync(join(secret, 'planted.txt'))).toBe(false)
-    expect(existsSync(join(w.work, 'last.txt'))).toBe(false)
-    // A denied read is never widened: no second attempt wrote it.
-    expect(r.outcomes[0]!.attempts).toHaveLength(1)
-    // Baseline: the same identity creates that file when nothing confines it.
-    plainCreate(join(secret, 'planted.txt'))
-    expect(readFileSync(join(secret, 'planted.txt'), 'utf8')).toBe('x')
+    t.file(`p${w.i}/work/secret/present.txt`, 'k\n')
+    for (const name of ['present.txt', 'absent.txt']) {
+      const r = await apply(w.work, patch('*** Update File: a.txt', '@@', '-one', '+1', `*** Add File: secret/${name}`, '+2'), ['approved'], { denyRead: [secret] })
+      const out = patchOutput(r)
+      // The same answer for a file that is there and one that is not: the patch tells nothing about the directory.
+      expect(out).toMatchObject({ ok: false, status: 'invalid' })
+      expect(out.text).toContain(`secret/${name}: the sandbox does not let commands read it (deny-read)`)
+      expect(r.asked).toHaveLength(0)
+      expect(r.outcomes[0]!.attempts).toHaveLength(0)
+    }
+    expect(readFileSync(a, 'utf8')).toBe('one\n')
+    expect(existsSync(join(secret, 'absent.txt'))).toBe(false)
   })
+
+  if (mode === 'landlock')
+    it('the applier runs confined: a new file in a directory Landlock narrowed around a denied read is refused by the kernel; the report says what was applied', async () => {
+      const w = ws()
+      const a = t.file(`p${w.i}/work/a.txt`, 'one\n')
+      const secret = t.dir(`p${w.i}/work/secret`)
+      const r = await apply(w.work, patch('*** Update File: a.txt', '@@', '-one', '+1', '*** Add File: planted.txt', '+2', '*** Add File: last.txt', '+3'), ['approved', 'approved'], { denyRead: [secret] })
+      const out = patchOutput(r)
+      expect(out.report?.files.map((f) => [f.path, f.status])).toEqual([
+        ['a.txt', 'applied'],
+        ['planted.txt', 'failed'],
+        ['last.txt', 'not-attempted'],
+      ])
+      expect(['EACCES', 'EPERM']).toContain(out.report?.files[1]?.error?.code)
+      // The workspace refuses new entries, so the update was written in place.
+      expect(readFileSync(a, 'utf8')).toBe('1\n')
+      expect(existsSync(join(w.work, 'planted.txt'))).toBe(false)
+      // A denied read is never widened: no second attempt wrote it.
+      expect(r.outcomes[0]!.attempts).toHaveLength(1)
+      // Baseline: the same identity creates that file when nothing confines it.
+      plainCreate(join(w.work, 'planted.txt'))
+      expect(readFileSync(join(w.work, 'planted.txt'), 'utf8')).toBe('x')
+    })
 
   if (mode === 'namespaces')
     it('a patch into .git/hooks is refused by the sandbox (read-only bind) and the partial failure lists what was applied', async () => {
@@ -131,7 +149,7 @@ describeEscape('apply_patch (issue 14)', (identity: Identity, mode) => {
     })
 
   if (mode === 'landlock')
-    it('Landlock mode cannot keep .git/hooks read-only below a write root, and the attempt report says so', async () => {
+    it('Landlock mode cannot keep .git/hooks read-only below a write root: the attempt report says so, and a patch into it is refused up front', async () => {
       const w = ws()
       t.dir(`p${w.i}/work/.git/hooks`)
       const r = await apply(w.work, patch('*** Add File: ok.txt', '+1'), ['approved'])
@@ -139,6 +157,13 @@ describeEscape('apply_patch (issue 14)', (identity: Identity, mode) => {
       const e = r.outcomes[0]!.attempts[0]!.sandbox.enforcement!
       expect(e.missing.map((m) => m.protection)).toContain('protected-paths')
       expect(e.filesystem.protected).toContain(join(w.work, '.git/hooks'))
+      // So a patch into it is refused before anything is asked or written (the sandbox would let the applier write the hook).
+      const hook = await apply(w.work, patch('*** Add File: ok2.txt', '+1', '*** Add File: .git/hooks/pre-commit', '+#!/bin/sh'), ['approved'])
+      expect(patchOutput(hook)).toMatchObject({ ok: false, status: 'refused' })
+      expect(patchOutput(hook).text).toContain('which this sandbox (landlock mode) cannot keep read-only')
+      expect(hook.asked).toHaveLength(0)
+      expect(existsSync(join(w.work, '.git/hooks/pre-commit'))).toBe(false)
+      expect(existsSync(join(w.work, 'ok2.txt'))).toBe(false)
     })
 
   it('a patch that does not fit the files writes nothing and asks nothing', async () => {

@@ -81,12 +81,27 @@ describe('applier', () => {
     expect(readFileSync(join(dir, 'late'), 'utf8')).toBe('theirs\n')
   })
 
+  it('a move whose source changed after verification writes nothing: its new file is not made from the old text', async () => {
+    const dir = tempDir('applier-')
+    writeFileSync(join(dir, 'src'), 'x\n')
+    const { plan, steps } = await planIn(dir, '*** Update File: src', '*** Move to: dst', '@@', '-x', '+y')
+    writeFileSync(join(dir, 'src'), 'x\nnew\n')
+    const lines = apply(steps)
+    // Before: dst was written from the verified text, then the removal failed (a partial move over a changed file).
+    expect(lines).toEqual([{ step: 0, status: 'failed', error: expect.objectContaining({ code: 'ECHANGED' }) }])
+    expect(reportOf(plan, steps, lines).files).toMatchObject([{ status: 'failed' }])
+    expect(existsSync(join(dir, 'dst'))).toBe(false)
+    expect(readFileSync(join(dir, 'src'), 'utf8')).toBe('x\nnew\n')
+  })
+
   it('reports a move whose new file was written but whose old one could not be removed as partial', async () => {
     const dir = tempDir('applier-')
     writeFileSync(join(dir, 'src'), 'x\n')
     const { plan, steps } = await planIn(dir, '*** Update File: src', '*** Move to: dst')
-    writeFileSync(join(dir, 'src'), 'x\nnew\n') // the removal's digest check now fails
-    const lines = apply(steps)
+    // The source changes between the two steps: the removal's digest check fails.
+    const first = apply(steps.slice(0, 1))
+    writeFileSync(join(dir, 'src'), 'x\nnew\n')
+    const lines = [...first, ...apply(steps.slice(1)).map((l) => ({ ...l, step: l.step + 1 }))]
     const report = reportOf(plan, steps, lines)
     expect(report.files).toEqual([{ kind: 'update', path: 'src', moveTo: 'dst', status: 'partial', error: expect.objectContaining({ path: join(dir, 'src'), code: 'ECHANGED' }) }])
     expect(reportText(report)).toContain('PARTLY APPLIED update src -> dst: ECHANGED')

@@ -21,10 +21,12 @@ describe('the apply_patch grammar', () => {
 })
 
 describe('patchKeys', () => {
-  it('one key per (environment, path, level), duplicates folded', () => {
-    const k = patchKeys('local', ['/w/a', '/w/b', '/w/a'], 'sandbox')
+  it('one key per (environment, path, write or removal, level), duplicates folded', () => {
+    const w = (...paths: string[]) => paths.map((path) => ({ path, op: 'write' as const }))
+    const k = patchKeys('local', w('/w/a', '/w/b', '/w/a'), 'sandbox')
     expect(k).toHaveLength(2)
-    expect(new Set([...k, ...patchKeys('remote', ['/w/a'], 'sandbox'), ...patchKeys('local', ['/w/a'], { widening: 'write:/x' })]).size).toBe(4)
-    expect(patchKeys('local', ['/w/a'], 'sandbox')[0]).toBe(k[0])
+    const others = [...patchKeys('remote', w('/w/a'), 'sandbox'), ...patchKeys('local', w('/w/a'), { widening: 'write:/x' }), ...patchKeys('local', [{ path: '/w/a', op: 'remove' }], 'sandbox')]
+    expect(new Set([...k, ...others]).size).toBe(5)
+    expect(patchKeys('local', w('/w/a'), 'sandbox')[0]).toBe(k[0])
   })
 })

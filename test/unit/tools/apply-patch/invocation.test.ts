@@ -38,6 +38,9 @@ describe('readPatchInvocation', () => {
     ['no closing delimiter', ['bash', '-lc', `apply_patch <<'EOF'\n${P}`], 'has no closing EOF line'],
     ['an unquoted delimiter over a $', ['bash', '-lc', `apply_patch <<EOF\n*** Begin Patch\n*** Add File: a\n+$HOME\n*** End Patch\nEOF\n`], "write <<'EOF'"],
     ['a pipeline', ['bash', '-lc', `echo "${P}" | apply_patch`], 'must be the only command'],
+    // A shell takes these as cd's options or $OLDPWD, not as a directory named so: the patch would land elsewhere than the model meant.
+    ['cd -', ['bash', '-lc', `cd - && apply_patch <<'EOF'\n${P}EOF\n`], 'must be the only command'],
+    ['cd -P', ['bash', '-lc', `cd -P && apply_patch <<'EOF'\n${P}EOF\n`], 'must be the only command'],
   ])('%s is invalid, never run by a shell', (_n, argv, reason) => {
     const r = readPatchInvocation(argv)
     expect(r?.kind).toBe('invalid')
@@ -56,7 +59,7 @@ describe('readPatchInvocation', () => {
 
 describe('orchestrator.exec routes a patch invocation to apply_patch', () => {
   const steps: Parameters<typeof setup>[1] = ({ argv, runOptions }) => {
-    if (!String(argv[1]).endsWith('applier.js')) return { exitCode: 99, stderr: 'a shell ran' }
+    if (!String(argv.at(-1)).endsWith('applier.js')) return { exitCode: 99, stderr: 'a shell ran' }
     const lines: ApplierLine[] = []
     applySteps((JSON.parse(String(runOptions?.input)) as ApplierInput).steps, (l) => lines.push(l))
     return { stdout: lines.map((l) => `${JSON.stringify(l)}\n`).join('') }

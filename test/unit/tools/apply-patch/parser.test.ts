@@ -103,6 +103,37 @@ describe('parsePatch', () => {
     expect(e.found.length).toBeLessThan(100)
   })
 
+  it('refuses control, invisible and bidirectional-format characters in a path, which would show the approver another name', () => {
+    const bad = ['a\rREADME.md', 'a\x1b[2Kb', 'evil\u202Etxt.sh', 'in\u2066vis\u2069ible', 'zero\u200Bwidth', 'line\u2028sep', 'del\x7f', 'c1\u009b31m']
+    for (const path of bad) {
+      for (const marker of ['*** Add File: ', '*** Delete File: ', '*** Update File: ']) {
+        const e = parseError(p('*** Begin Patch', `${marker}${path}`, '+x', '*** End Patch'))
+        expect(e.line).toBe(2)
+        expect(e.expected).toMatch(/a path without control, invisible or bidirectional-format characters/)
+        // The quoted path shows each such character as an escape, never raw.
+        expect(e.found).not.toMatch(/[\p{Cc}\p{Cf}\u2028\u2029]/u)
+      }
+      const m = parseError(p('*** Begin Patch', '*** Update File: ok.txt', `*** Move to: ${path}`, '*** End Patch'))
+      expect(m.line).toBe(3)
+    }
+    // Ordinary non-ASCII names stay allowed.
+    expect(parsePatch(p('*** Begin Patch', '*** Add File: docs/résumé-日本.md', '+x', '*** End Patch')).ops[0]?.path).toBe('docs/résumé-日本.md')
+  })
+
+  it('refuses added lines that would display differently from what is written (CR, escape sequences, bidi overrides)', () => {
+    for (const text of ['ok\rrm -rf ~', 'x\x1b[1A\x1b[2Ky', 'if (isAdmin) \u202E } \u2066 {', 'a\u2067b', 'nul\x00']) {
+      const add = parseError(p('*** Begin Patch', '*** Add File: a.txt', '+fine', `+${text}`, '*** End Patch'))
+      expect(add.line).toBe(4)
+      expect(add.expected).toMatch(/an added line without control characters/)
+      const upd = parseError(p('*** Begin Patch', '*** Update File: a.txt', '@@', ' ctx', `+${text}`, '*** End Patch'))
+      expect(upd.line).toBe(5)
+      expect(upd.found).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]/u)
+    }
+    // A tab, a CRLF line ending and non-ASCII text stay allowed.
+    const ok = parsePatch(p('*** Begin Patch', '*** Add File: a.txt', '+\tindented\r', '+naïve — ok', '*** End Patch'))
+    expect(ok.ops[0]).toMatchObject({ content: '\tindented\nnaïve — ok\n' })
+  })
+
   it('refuses a non-string and an oversized patch before reading it', () => {
     expect(parseError(42 as unknown as string).expected).toBe('the patch as a string')
     expect(parseError('x'.repeat(8 * 1024 * 1024 + 1)).found).toBe(`${8 * 1024 * 1024 + 1} bytes`)

@@ -6,7 +6,7 @@
  * asked, with which keys and prompt class, what each attempt may write,
  * and what the report says.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { applySteps, type ApplierInput, type ApplierLine } from '../../../../src/tools/apply-patch/applier.js'
@@ -19,12 +19,12 @@ import { verifyPatch } from '../../../../src/tools/apply-patch/verify.js'
 import { SetupError, shellTool, ToolRouter, ToolSetupError, type ResponseItem } from '../../../../src/index.js'
 import { fnCall, setupDispatch } from '../harness.js'
 import type { Script } from '../../orchestrator/fake-sandbox.js'
-import { dir, setup } from '../../orchestrator/harness.js'
+import { dir, rulesFile, setup } from '../../orchestrator/harness.js'
 import { isUnder } from '../../../../src/orchestrator/denial/path-rules.js'
 
 function sandboxedSteps(ws: string): Script {
   return ({ argv, options, runOptions }) => {
-    if (!String(argv[1]).endsWith('applier.js')) return { exitCode: 127, stderr: `unexpected ${argv.join(' ')}` }
+    if (!String(argv.at(-1)).endsWith('applier.js')) return { exitCode: 127, stderr: `unexpected ${argv.join(' ')}` }
     const input = JSON.parse(String(runOptions?.input)) as ApplierInput
     const roots = [ws, ...(options.write ?? [])]
     const lines: ApplierLine[] = []
@@ -71,7 +71,8 @@ describe('applyPatch through the orchestrator', () => {
       },
     })
     // One attempt, in the profile's sandbox (nothing added), running node with the applier.
-    expect(fake.runs.map((x) => x.argv)).toEqual([[process.execPath, expect.stringMatching(/dist\/tools\/apply-patch\/applier\.js$/)]])
+    // node is given the applier's code, read when cordon loaded: it never reads applier.js (which a sandboxed command could have rewritten) at patch time.
+    expect(fake.runs.map((x) => x.argv)).toEqual([[process.execPath, '--input-type=module', '-e', expect.stringMatching(/export function applySteps[\s\S]*\nmain\(\);\n$/), expect.stringMatching(/dist\/tools\/apply-patch\/applier\.js$/)]])
     expect(fake.made.at(-1)?.write ?? []).toEqual([])
   })
 
@@ -81,14 +82,40 @@ describe('applyPatch through the orchestrator', () => {
     writeFileSync(join(ws, 'a'), 'x\n')
     expect((await applyPatch(orch, patch('*** Update File: a', '*** Move to: b'))).ok).toBe(true)
     expect(asked).toHaveLength(1)
-    // Both ends were approved: an edit of b and an add of a (the moved-from path) skip asking.
-    const again = await applyPatch(orch, patch('*** Update File: b', '@@', '+y', '*** Add File: a', '+new'))
+    // The write of b was approved: an edit of b skips asking.
+    const again = await applyPatch(orch, patch('*** Update File: b', '@@', '+y'))
     expect(again.outcome?.approval?.source).toBe('cache')
     expect(asked).toHaveLength(1)
+    // The removal of a was approved, not writing a: an add of a is asked.
+    expect((await applyPatch(orch, patch('*** Add File: a', '+new'))).outcome?.approval?.source).toBe('user')
     // A new path among cached ones is asked; another environment is asked.
     expect((await applyPatch(orch, patch('*** Update File: b', '@@', '+z', '*** Add File: c', '+c'))).outcome?.approval?.source).toBe('user')
     expect((await applyPatch(orch, patch('*** Update File: c', '@@', '+d'), { environment: 'remote' })).outcome?.approval?.source).toBe('user')
-    expect(asked).toHaveLength(3)
+    expect(asked).toHaveLength(4)
+  })
+
+  it('a session approval of editing a file does not approve deleting it or moving it away', async () => {
+    const { orch, asked, answer, ws } = patchSetup()
+    answer.mockReturnValue('approved_for_session')
+    writeFileSync(join(ws, 'keep.txt'), 'x\n')
+    expect((await applyPatch(orch, patch('*** Update File: keep.txt', '@@', '-x', '+y'))).ok).toBe(true)
+    expect((await applyPatch(orch, patch('*** Update File: keep.txt', '@@', '-y', '+z'))).outcome?.approval?.source).toBe('cache')
+    expect(asked).toHaveLength(1)
+    // Before: both skipped the ask (the key was only the path), and the file was gone unasked.
+    answer.mockReturnValue('denied')
+    const del = await applyPatch(orch, patch('*** Delete File: keep.txt'))
+    expect(del).toMatchObject({ ok: false, status: 'denied' })
+    expect(asked.at(-1)?.patch?.files).toMatchObject([{ kind: 'delete', path: join(ws, 'keep.txt') }])
+    writeFileSync(join(ws, 'elsewhere.txt'), 'e\n')
+    answer.mockReturnValue('approved_for_session')
+    expect((await applyPatch(orch, patch('*** Update File: elsewhere.txt', '@@', '-e', '+f'))).ok).toBe(true)
+    answer.mockReturnValue('denied')
+    // Both paths were approved for writing; moving keep.txt away removes it: asked.
+    const moved = await applyPatch(orch, patch('*** Delete File: elsewhere.txt', '*** Update File: keep.txt', '*** Move to: elsewhere2.txt'))
+    expect(moved.status).toBe('denied')
+    expect(asked).toHaveLength(4)
+    expect(readFileSync(join(ws, 'keep.txt'), 'utf8')).toBe('z\n')
+    expect(existsSync(join(ws, 'elsewhere.txt'))).toBe(true)
   })
 
   it('asks a path outside the write roots as an additional write root: approved, attempt 1 writes there', async () => {
@@ -102,6 +129,50 @@ describe('applyPatch through the orchestrator', () => {
     expect(asked[0]!.scope?.join('\n')).toContain(out)
     expect(fake.made.at(-1)?.write).toEqual([out])
     expect(r.outcome?.attempts).toHaveLength(1)
+  })
+
+  it('a symlink in the workspace pointing outside: the request, the keys and the widening name the real target, never the link', async () => {
+    const { orch, asked, answer, fake, ws } = patchSetup()
+    const out = dir('out')
+    writeFileSync(join(out, 'f'), 'a\n')
+    symlinkSync(out, join(ws, 'link'))
+    symlinkSync(join(out, 'f'), join(ws, 'file-link'))
+    answer.mockReturnValue('approved_for_session')
+    const r = await applyPatch(orch, patch('*** Update File: link/f', '@@', '-a', '+b'))
+    expect(r.ok).toBe(true)
+    expect(asked[0]).toMatchObject({ promptClass: 'escalation', command: ['apply_patch', join(out, 'f')], widening: { write: [out] }, patch: { paths: [join(out, 'f')], files: [{ path: join(out, 'f') }] } })
+    expect(fake.made.at(-1)?.write).toEqual([out])
+    // The same file through another link is the same key: no new question, no wider root than the one shown.
+    const again = await applyPatch(orch, patch('*** Update File: file-link', '@@', '-b', '+c'))
+    expect(again.outcome?.approval?.source).toBe('cache')
+    expect(asked).toHaveLength(1)
+    expect(readFileSync(join(out, 'f'), 'utf8')).toBe('c\n')
+    // Touching it twice through two spellings in one patch is refused.
+    const twice = await applyPatch(orch, patch('*** Update File: link/f', '@@', '-c', '+d', '*** Update File: ./file-link', '@@', '-c', '+e'))
+    expect(twice).toMatchObject({ status: 'invalid', error: { kind: 'duplicate' } })
+  })
+
+  it('a rule allowing apply_patch under allowMeansNoSandbox still runs the applier in the profile sandbox, where a protected path stays read-only', async () => {
+    const ws = dir('ws')
+    const bin = dir('bin')
+    // The rule's program must resolve on PATH to be trusted: an apply_patch program there (as some agent CLIs install).
+    writeFileSync(join(bin, 'apply_patch'), '#!/bin/sh\n', { mode: 0o755 })
+    mkdirSync(join(ws, 'conf'))
+    const { orch, asked, fake } = setup(
+      {
+        sandbox: { profile: 'workspace-write', cwd: ws, mode: 'namespaces', env: { PATH: bin }, protected: [join(ws, 'conf')] },
+        rules: [rulesFile('prefix_rule(pattern=["apply_patch"], decision="allow")\n')],
+        allowMeansNoSandbox: true,
+      },
+      sandboxedSteps(ws),
+      ws,
+    )
+    const r = await applyPatch(orch, patch('*** Add File: conf/x', '+planted'))
+    expect(r.outcome?.policy).toMatchObject({ decision: 'allow', source: 'rule' })
+    expect(asked).toHaveLength(0)
+    // Before: attempt 1 ran with no sandbox (write: /), so the protected path was written.
+    expect(fake.made.at(-1)?.write ?? []).toEqual([])
+    expect(r.outcome?.attempts[0]?.sandbox.widening).toBeUndefined()
   })
 
   it('writes nothing when the additional write is denied', async () => {
@@ -124,15 +195,15 @@ describe('applyPatch through the orchestrator', () => {
     expect(fake.runs).toHaveLength(0)
   })
 
-  it('never proposes a write root inside a denied read', async () => {
+  it('never proposes a write root inside a denied read: a new file there is refused as unreadable, before asking', async () => {
     const out = dir('out')
     const secret = join(out, 'secret')
     mkdirSync(secret)
     const ws = dir('ws')
     const { orch, asked, fake } = setup({ sandbox: { profile: 'workspace-write', cwd: ws, denyRead: [secret] } }, sandboxedSteps(ws), ws)
     const r = await applyPatch(orch, patch(`*** Add File: ${join(secret, 'x')}`, '+x'))
-    expect(r.status).toBe('refused')
-    expect(r.text).toContain('which the profile denies reading: a denied read is never widened')
+    expect(r.status).toBe('invalid')
+    expect(r.text).toContain('the sandbox does not let commands read it (deny-read)')
     expect(asked).toHaveLength(0)
     expect(fake.runs).toHaveLength(0)
   })
@@ -149,8 +220,22 @@ describe('applyPatch through the orchestrator', () => {
     expect(fake.runs).toHaveLength(0)
   })
 
+  it('a protected path the sandbox cannot keep read-only (Landlock mode) is refused before anything is asked or written', async () => {
+    const { orch, asked, fake, ws } = patchSetup()
+    mkdirSync(join(ws, '.git/hooks'), { recursive: true })
+    // Without this refusal the hook was approved as an ordinary patch and written: Landlock cannot keep a path below a write root read-only.
+    const r = await applyPatch(orch, patch('*** Add File: ok.txt', '+1', '*** Add File: .git/hooks/pre-commit', '+evil'))
+    expect(r.status).toBe('refused')
+    expect(r.text).toContain(`${join(ws, '.git/hooks/pre-commit')} lies in the protected path ${join(ws, '.git/hooks')}, which this sandbox (landlock mode) cannot keep read-only`)
+    expect(asked).toHaveLength(0)
+    expect(fake.runs).toHaveLength(0)
+    expect(existsSync(join(ws, 'ok.txt'))).toBe(false)
+    expect(existsSync(join(ws, '.git/hooks/pre-commit'))).toBe(false)
+  })
+
   it('a step the sandbox refuses stops the patch; the report lists what was applied; a protected path is not widened', async () => {
-    const { orch, ws } = patchSetup()
+    const ws = dir('ws')
+    const { orch } = setup({ sandbox: { profile: 'workspace-write', cwd: ws, mode: 'namespaces' } }, sandboxedSteps(ws), ws)
     mkdirSync(join(ws, '.git/hooks'), { recursive: true })
     const r = await applyPatch(orch, patch('*** Add File: ok.txt', '+1', '*** Add File: .git/hooks/pre-commit', '+evil', '*** Add File: later.txt', '+2'))
     expect(r).toMatchObject({ ok: false, status: 'completed' })

@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PatchVerifyError } from '../../../../src/tools/apply-patch/errors.js'
 import { parsePatch } from '../../../../src/tools/apply-patch/parser.js'
-import { verifyPatch, type PatchPlan } from '../../../../src/tools/apply-patch/verify.js'
+import { MAX_FILE_BYTES, verifyPatch, type PatchPlan } from '../../../../src/tools/apply-patch/verify.js'
 import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
 
 afterAll(removeTempDirs)
@@ -147,6 +148,57 @@ describe('verifyPatch', () => {
     }).catch((x: unknown) => x)
     expect(e).toMatchObject({ kind: 'unreadable', message: expect.stringContaining('does not let commands read it (deny-read)') })
     expect(asked).toEqual([join(dir, 'secret/key')])
+  })
+
+  it('never tells whether a file exists in a directory commands may not read: an add or move target there is refused unseen', async () => {
+    const dir = workspace({ 'secret/present': 'k\n', 'a.txt': 'a\n' })
+    const unreadable = (p: string) => (p.startsWith(join(dir, 'secret')) ? 'deny-read' : undefined)
+    const outcome = (...lines: string[]) =>
+      verifyPatch(patch(...lines), { cwd: dir, unreadable }).then(
+        () => 'planned',
+        (e: PatchVerifyError) => `${e.kind}: ${e.message.replace(/^patch line \d+: /, '')}`,
+      )
+    // The same answer whether the file is there or not (today: "exists already" tells it is).
+    const present = await outcome('*** Add File: secret/present', '+x')
+    const absent = await outcome('*** Add File: secret/absent', '+x')
+    expect(present).toBe('unreadable: secret/present: the sandbox does not let commands read it (deny-read)')
+    expect(absent).toBe('unreadable: secret/absent: the sandbox does not let commands read it (deny-read)')
+    expect(await outcome('*** Update File: a.txt', '*** Move to: secret/present')).toBe('unreadable: secret/present: the sandbox does not let commands read it (deny-read)')
+    expect(await outcome('*** Update File: a.txt', '*** Move to: secret/absent')).toBe('unreadable: secret/absent: the sandbox does not let commands read it (deny-read)')
+  })
+
+  it('checks a path as written before following a symlink inside a denied directory (which would tell where the link points)', async () => {
+    const dir = workspace({ 'pub/f': 'a\n' })
+    mkdirSync(join(dir, 'secret'))
+    symlinkSync(join(dir, 'pub'), join(dir, 'secret/link'))
+    const unreadable = (p: string) => (p.startsWith(join(dir, 'secret')) ? 'deny-read' : undefined)
+    const e = await verifyPatch(patch('*** Update File: secret/link/f', '@@', '-a', '+b'), { cwd: dir, unreadable }).catch((x: unknown) => x)
+    expect(e).toMatchObject({ kind: 'unreadable', path: 'secret/link/f', resolved: join(dir, 'secret/link/f') })
+    expect(readFileSync(join(dir, 'pub/f'), 'utf8')).toBe('a\n')
+  })
+
+  it('refuses a file over the size bound before reading it, and a FIFO without blocking', async () => {
+    const dir = workspace({})
+    const big = join(dir, 'big.txt')
+    writeFileSync(big, '')
+    truncateSync(big, MAX_FILE_BYTES + 1)
+    const e = await verifyPatch(patch('*** Update File: big.txt', '@@', '+x'), { cwd: dir }).catch((x: unknown) => x)
+    expect(e).toMatchObject({ kind: 'unreadable', message: expect.stringContaining(`more than the ${MAX_FILE_BYTES} a patch edits`) })
+    execFileSync('mkfifo', [join(dir, 'pipe')])
+    const f = await verifyPatch(patch('*** Delete File: pipe'), { cwd: dir }).catch((x: unknown) => x)
+    expect(f).toMatchObject({ kind: 'missing', message: expect.stringContaining('is not a regular file') })
+  })
+
+  it('shows the file\'s own control and bidi characters escaped in the diff (a removed line cannot pose as another), and writes the text exact', async () => {
+    const hidden = 'if (!admin) deny()\r// harmless comment'
+    const { plan: p } = await plan({ 'f.js': `keep\n${hidden}\n\u202eevil\n` }, '*** Update File: f.js', '@@', ' keep', `-${hidden}`, '+ok', ' \u202eevil')
+    const diff = p.changes[0]!.diff
+    expect(diff).not.toMatch(/[\r\u001b\u202e]/)
+    expect(diff).toContain('-if (!admin) deny()\\x0d// harmless comment')
+    expect(diff).toContain(' \\u202eevil')
+    expect(p.changes[0]!.newText).toBe('keep\nok\n\u202eevil\n')
+    const del = await plan({ 'g.txt': 'a\u001b[2Kb\n' }, '*** Delete File: g.txt')
+    expect(del.plan.changes[0]!.diff).toContain('-a\\x1b[2Kb')
   })
 
   it('resolves symlinks: the plan names where the write lands', async () => {
