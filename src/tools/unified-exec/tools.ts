@@ -18,6 +18,8 @@ import type { z } from 'zod'
 import { CordonError, ToolSetupError } from '../../errors.js'
 import type { Tool, ToolContext, ToolOutput } from '../types.js'
 import { CAPTURE_BYTES, clamp, DEFAULT_TERMINAL, EXEC_YIELD, MODEL_OUTPUT, POLL_YIELD, WRITE_YIELD } from './limits.js'
+import { patchCommand } from '../apply-patch/exec-route.js'
+import { patchToolOutput } from '../apply-patch/tool.js'
 import { execCommandParams, jsonSchemaOf, writeStdinParams, type ExecCommandParams, type WriteStdinParams } from './params.js'
 import { ProcessStore, type StoreEntry } from './process-store.js'
 import { reportText, succeeded, type Report } from './report.js'
@@ -80,7 +82,11 @@ function outputOf(r: Report): ToolOutput {
  */
 async function pairedPost(session: Session, output: ToolOutput, ctx: ToolContext): Promise<ToolOutput> {
   if (!session.origin) return output
-  const post = await ctx.postToolUse(session.origin, output)
+  return withContext(await ctx.postToolUse(session.origin, output))
+}
+
+/** A PostToolUse answer as the model reads it: the output, then each added context line. */
+function withContext(post: { output: ToolOutput; context: readonly string[] }): ToolOutput {
   if (post.context.length === 0 || post.output.kind !== 'text') return post.output
   return { ...post.output, text: `${post.output.text}\n${post.context.map((c) => `Context: ${c}`).join('\n')}` }
 }
@@ -98,6 +104,11 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
     const parsed = execCommandParams.safeParse(input)
     if (!parsed.success) return failure(`invalid exec_command arguments: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
     const p: ExecCommandParams = parsed.data
+    // `apply_patch …` in a command is a patch, never a shell (src/tools/apply-patch/invocation.ts):
+    // the same route as the shell tool and orchestrator.exec(). exec_command runs its own
+    // PostToolUse (hooks: post false), so this one call gets it here.
+    const patched = await patchCommand(ctx.orchestrator, [shell, '-c', p.cmd], { ...(p.workdir !== undefined ? { cwd: p.workdir } : {}), ...(p.timeout_ms !== undefined ? { timeout: p.timeout_ms } : {}), signal: ctx.signal })
+    if (patched) return withContext(await ctx.postToolUse({ callId: ctx.callId, tool: ctx.tool, input }, patchToolOutput(patched, ctx)))
     const yieldMs = clamp(p.yield_time_ms, EXEC_YIELD)
     const request: ExecCommandRequest = {
       command: [shell, '-c', p.cmd],

@@ -16,7 +16,7 @@
  *  - PostToolUse runs once, on the final result, with the exec_command
  *    call's id, and what it adds reaches the write_stdin that saw the end.
  */
-import { execFile } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -226,6 +226,27 @@ describeModes((mode) => {
       await until(h, id, /SLEEPING/, 'echo SLEEPING; sleep 300\n')
       expect(await until(h, id, /AFTER-INT-130/, '\u0003echo AFTER-INT-$?\n')).toMatch(/AFTER-INT-130/)
       expect(await until(h, id, /Process exited/, 'exit\n')).toMatch(/Process exited with code 0/)
+    } finally {
+      h.ux.close()
+    }
+  })
+
+  it('apply_patch through exec_command takes the patch route, never a shell (no apply_patch program exists); the tool PostToolUse runs once', async () => {
+    const toolPost: ToolPostInput[] = []
+    const toolHooks: ToolHooks = { postToolUse: [(i: ToolPostInput) => (toolPost.push(i), { additionalContext: 'seen by the tool hook' })] }
+    const ws = tempDir('ux-patch')
+    const h = harness(ws, mode, {}, toolHooks)
+    try {
+      const cmd = ["apply_patch <<'EOF'", '*** Begin Patch', '*** Add File: made.txt', '+hello', '*** End Patch', 'EOF'].join('\n')
+      const out = await h.exec({ cmd, yield_time_ms: 5_000 })
+      expect(textOf(out)).toMatch(/^Patch applied\.\napplied add made\.txt\n/)
+      expect(textOf(out)).toMatch(/Context: seen by the tool hook$/)
+      expect(readFileSync(join(ws, 'made.txt'), 'utf8')).toBe('hello\n')
+      expect(toolPost).toHaveLength(1)
+      expect(toolPost[0]).toMatchObject({ callId: out.callId, tool: { name: 'exec_command' } })
+      // The same script through a shell finds no such program: what the route above never runs.
+      const viaShell = spawnSync('/bin/sh', ['-c', cmd], { cwd: ws, encoding: 'utf8' })
+      expect(viaShell.status).toBe(127)
     } finally {
       h.ux.close()
     }
