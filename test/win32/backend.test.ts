@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { describeWhere, itWhere, unless } from '../helpers/requirements.js'
 import { removeTempDirs, tempDir } from '../helpers/temp.js'
 import { compileWindows, onWindows, runDriver, stageCordon, windowsMissing, winPath } from '../helpers/windows.js'
+import { ADDON_ABI } from '../../src/native/load.js'
 
 interface RunResult {
   setup: { platform: { os: string; integrity: string; capabilitySid: string; launcher?: { pid: number; pipes: number[] } }; mechanisms: string[] } | null
@@ -65,7 +66,7 @@ describeWhere(windowsMissing(), 'Windows backend (under Wine on Linux)', () => {
   it('the addon loads through node-gyp-build in Windows node, and the launcher is found beside it', async () => {
     const r = await runDriver<{ resolved: string; abiVersion: number; probe: { version: string; wine: string | null }; launcherPath: string; exports: string[] }>(work, { op: 'load', stage: winPath(stage) })
     expect(r.resolved.toLowerCase()).toContain('prebuilds\\win32-x64\\cordon.node')
-    expect(r.abiVersion).toBe(5)
+    expect(r.abiVersion).toBe(ADDON_ABI) // the version the TypeScript side requires (src/native/load.ts)
     expect(r.probe.version).toMatch(/^\d+\.\d+\.\d+$/)
     expect(r.probe.wine === null).toBe(onWindows) // Wine says so, and doctor reports it
     expect(r.launcherPath.toLowerCase()).toMatch(/prebuilds\\win32-x64\\cordon-launcher\.exe$/)

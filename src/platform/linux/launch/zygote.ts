@@ -117,12 +117,18 @@ class Zygote {
     if (this.waiters.size === 0) this.events.unref()
   }
 
-  /** The zygote is gone: children it had are reported as lost (no status), and it is collected. */
+  /**
+   * The zygote is gone before it reported some of its children: they died
+   * with it (each set PR_SET_PDEATHSIG SIGKILL before its exec,
+   * zygote-child.c; the run's cgroup, where there is one, is killed whole
+   * too), so they are reported as killed — never as an end with neither an
+   * exit code nor a signal. The zygote is collected.
+   */
   private shutdown(): void {
     if (this.dead) return
     this.dead = true
     closeQuietly(this.socket)
-    for (const queue of this.waiters.values()) for (const waiter of queue) waiter({ exitCode: null, signal: null })
+    for (const queue of this.waiters.values()) for (const waiter of queue) waiter({ exitCode: null, signal: 'SIGKILL' })
     this.waiters.clear()
     this.collect(20)
   }
