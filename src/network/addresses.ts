@@ -5,7 +5,9 @@
  * metadata and credentials (169.254.169.254, fd00:ec2::254) — and addresses
  * that are not one host (unspecified, multicast, broadcast).
  */
-import { BlockList, isIP } from 'node:net'
+import { builtin } from '../native/builtin.js'
+
+const net = builtin<typeof import('node:net')>('node:net')
 
 const SPECIAL: readonly [string, number, 'ipv4' | 'ipv6', string][] = [
   ['0.0.0.0', 8, 'ipv4', 'unspecified ("this network")'],
@@ -27,22 +29,25 @@ const SPECIAL: readonly [string, number, 'ipv4' | 'ipv6', string][] = [
   ['64:ff9b:1::', 48, 'ipv6', 'local-use NAT64'],
 ]
 
-const lists = SPECIAL.map(([net, prefix, family, what]) => {
-  const b = new BlockList()
-  b.addSubnet(net, prefix, family)
-  return { b, family, what }
-})
+/** The special ranges as block lists, made on first use (node:net loads then). */
+let lists: { b: import('node:net').BlockList; family: string; what: string }[] | undefined
+const specialLists = () =>
+  (lists ??= SPECIAL.map(([subnet, prefix, family, what]) => {
+    const b = new (net().BlockList)()
+    b.addSubnet(subnet, prefix, family)
+    return { b, family, what }
+  }))
 
 /** An IPv4 address written as IPv6 (`::ffff:127.0.0.1`) is that IPv4 address. */
 function unmapped(address: string): { address: string; family: 'ipv4' | 'ipv6' } {
   const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
   if (m) return { address: m[1]!, family: 'ipv4' }
-  return { address, family: isIP(address) === 6 ? 'ipv6' : 'ipv4' }
+  return { address, family: net().isIP(address) === 6 ? 'ipv6' : 'ipv4' }
 }
 
 /** What makes this address special (`loopback`, `link-local (cloud metadata)`, …), or undefined for a public one. */
 export function specialAddress(address: string): string | undefined {
   const a = unmapped(address)
-  if (isIP(a.address) === 0) return 'not an IP address'
-  return lists.find((l) => l.family === a.family && l.b.check(a.address, a.family))?.what
+  if (net().isIP(a.address) === 0) return 'not an IP address'
+  return specialLists().find((l) => l.family === a.family && l.b.check(a.address, a.family))?.what
 }

@@ -7,7 +7,9 @@
  * than it reads as. A bare `*` — every host — is refused: that is network
  * `inet`, and saying so is the caller's explicit choice, not a list entry.
  */
-import { isIP } from 'node:net'
+import { builtin } from '../native/builtin.js'
+
+const net = builtin<typeof import('node:net')>('node:net')
 import { PolicyError } from '../errors.js'
 
 export interface HostPattern {
@@ -45,7 +47,7 @@ export function canonicalHost(host: string): string {
   if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1)
   // One spelling per IPv6 address (`0:0::1` is `::1`), so a deny entry
   // cannot be stepped around by writing the address another way.
-  if (isIP(h) === 6) return new URL(`http://[${h}]/`).hostname.slice(1, -1)
+  if (net().isIP(h) === 6) return new URL(`http://[${h}]/`).hostname.slice(1, -1)
   return h.endsWith('.') ? h.slice(0, -1) : h
 }
 
@@ -61,7 +63,7 @@ export function parseHostPattern(raw: string, where: string): HostPattern {
   const { host: rawHost, port } = splitPort(raw.trim(), where)
   const host = canonicalHost(rawHost)
   if (host === '*') throw new PolicyError("a bare '*' would allow every host: use network 'inet' to mean that", { where })
-  if (isIP(host)) return { raw, kind: 'ip', host, port }
+  if (net().isIP(host)) return { raw, kind: 'ip', host, port }
   if (host.startsWith('*.')) {
     const base = host.slice(2)
     if (base.includes('*')) throw new PolicyError(`'${raw}': only one leading '*.' is allowed`, { where })

@@ -7,7 +7,7 @@
  * clearing it makes the failure a proxy decision with a reason instead.
  */
 
-import { PROXY_USER } from './proxy/credential.js'
+import { PROXY_USER } from './proxy/token.js'
 
 /** Names a tool would honour to bypass the proxy. */
 const BYPASS = ['NO_PROXY', 'no_proxy']

@@ -10,8 +10,8 @@ import { SetupError } from '../errors.js'
 import { makeOwnedTempDir, removeOwnedDir } from '../platform/owned-dirs.js'
 import type { NetworkRule } from '../exec-policy/types.js'
 import { buildNetworkLists } from '../network/policy.js'
-import { newProxyToken } from '../network/proxy/credential.js'
-import { startNetworkProxy, type LookupFunction, type NetworkAnswer, type NetworkAsk, type NetworkProxy } from '../network/proxy/proxy.js'
+import { newProxyToken } from '../network/proxy/token.js'
+import type { LookupFunction, NetworkAnswer, NetworkAsk, NetworkProxy } from '../network/proxy/proxy.js'
 import type { Enforcement, ProxyRequestRecord } from '../platform/enforcement.js'
 import type { NetworkAllowlist } from '../profile/schema.js'
 
@@ -41,7 +41,9 @@ export class SandboxNetwork {
     // its own (0700, removed with the sandbox), so no other user reaches it.
     this.dir = makeOwnedTempDir(tmpdir(), 'cordon-net-')
     const socketPath = join(this.dir, 'proxy.sock')
-    this.ready = startNetworkProxy({ lists, lookup: o.networkLookup, ask: o.onNetworkRequest, persist: o.persistNetworkAnswer, socketPath, token: this.token }).then(
+    // Loaded when a sandbox has an allowlist: node:http and node:net cost every other start-up.
+    const start = import('../network/proxy/proxy.js').then(({ startNetworkProxy }) => startNetworkProxy({ lists, lookup: o.networkLookup, ask: o.onNetworkRequest, persist: o.persistNetworkAnswer, socketPath, token: this.token }))
+    this.ready = start.then(
       (p) => void (this.proxy = p),
       (err: unknown) => {
         this.failure = err

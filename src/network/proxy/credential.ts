@@ -6,14 +6,12 @@
  * it ask the approver. The unix socket (namespace mode) needs none: it lies
  * in a directory only the caller can enter.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
+import { PROXY_USER } from './token.js'
+export { newProxyToken, PROXY_USER } from './token.js'
 import type { Socket } from 'node:net'
 
-export const PROXY_USER = 'cordon'
 
-export function newProxyToken(): string {
-  return randomBytes(18).toString('base64url')
-}
 
 function same(a: string, b: string): boolean {
   const x = Buffer.from(a)

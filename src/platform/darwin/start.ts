@@ -10,14 +10,19 @@
  * of sandbox_init (test/unit/platform/darwin/backend.test.ts); not yet run
  * on macOS.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { PassThrough, type Readable, type Writable } from 'node:stream'
+import type { ChildProcess } from 'node:child_process'
+import type { PassThrough, Readable, Writable } from 'node:stream'
+import { builtin } from '../../native/builtin.js'
 import { SetupError, UnsupportedError } from '../../errors.js'
 import { fromNativeError } from '../../native/native-error.js'
 import type { RunEnd, StartedRun, StartRequest } from '../backend.js'
 import { statusOf, unconfinedFilesystem, type Enforcement } from '../enforcement.js'
 import { encodeDarwinPlan } from './launcher-plan.js'
 import type { DarwinPrepared } from './prepare.js'
+
+// Loaded when a run starts on this OS (native/builtin.ts).
+const childProcess = builtin<typeof import('node:child_process')>('node:child_process')
+const streams = builtin<typeof import('node:stream')>('node:stream')
 
 /** The launcher's command line: cordon-wire.h's `--plan-fd 3 --status-fd 4`. */
 export const DARWIN_LAUNCHER_ARGS = ['--plan-fd', '3', '--status-fd', '4'] as const
@@ -110,12 +115,12 @@ export function startDarwin(launcher: string, prepared: DarwinPrepared, req: Sta
   if (req.tty) throw new UnsupportedError('tty', "a pseudo-terminal of the command's own (macOS backend)", 'not implemented on macOS yet', 'run without tty on macOS')
   const plan = encodeDarwinPlan({ ...prepared.template, argv: req.argv, env: req.env, ...(req.cwd ? { cwd: req.cwd } : {}) })
   const stdin = req.input !== undefined ? 'pipe' : req.stdin
-  const child = spawn(launcher, [...DARWIN_LAUNCHER_ARGS], { env: {}, detached: true, stdio: [stdin, req.stdout, req.stderr, 'pipe', 'pipe'] })
+  const child = childProcess().spawn(launcher, [...DARWIN_LAUNCHER_ARGS], { env: {}, detached: true, stdio: [stdin, req.stdout, req.stderr, 'pipe', 'pipe'] })
   const planFd = child.stdio[3] as Writable | null
   planFd?.on('error', () => {}) // a launcher that died early: its exit says why
   planFd?.end(plan)
   const all = req.all ? ([] as Buffer[]) : undefined
-  const copies = req.streams ? { out: req.stdout === 'pipe' ? new PassThrough() : undefined, err: req.stderr === 'pipe' ? new PassThrough() : undefined } : { out: undefined, err: undefined }
+  const copies = req.streams ? { out: req.stdout === 'pipe' ? new (streams().PassThrough)() : undefined, err: req.stderr === 'pipe' ? new (streams().PassThrough)() : undefined } : { out: undefined, err: undefined }
   const max = req.maxBuffer ?? 64 * 1024 * 1024
   const out = collect(child.stdout, max, all, copies.out)
   const err = collect(child.stderr, max, all, copies.err)

@@ -8,11 +8,13 @@
  * or ACL on the machine names it, so an ACE left behind by a crashed launch
  * grants or denies nobody anything, and no two sandboxes share one.
  */
-import { randomBytes } from 'node:crypto'
+import { builtin } from '../../native/builtin.js'
+
+const crypto = builtin<typeof import('node:crypto')>('node:crypto')
 
 const CAPABILITY_PREFIX = 'S-1-15-3-1024'
 
-export function newSandboxSid(random: (n: number) => Buffer = randomBytes): string {
+export function newSandboxSid(random: (n: number) => Buffer = (n) => crypto().randomBytes(n)): string {
   const bytes = random(32)
   const parts: number[] = []
   for (let i = 0; i < 8; i++) parts.push(bytes.readUInt32LE(i * 4))

@@ -10,8 +10,9 @@
  * with it (kill-on-close) and the next launch's sweep restores the ACLs.
  * Windows has no signals to forward: `kill()` is a stop.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { PassThrough, type Readable, type Writable } from 'node:stream'
+import type { ChildProcess } from 'node:child_process'
+import type { Readable, Writable } from 'node:stream'
+import { builtin } from '../../native/builtin.js'
 import { CordonError, SetupError, UnsupportedError } from '../../errors.js'
 import type { RunEnd, StartedRun, StartRequest } from '../backend.js'
 import type { Enforcement } from '../enforcement.js'
@@ -20,6 +21,10 @@ import type { Win32LaunchPlan } from './plan.js'
 import { resolveProgram } from './program.js'
 import { parseRecords, setupErrorOf, type Win32Exit, type Win32Record, type Win32Setup } from './status.js'
 import { encodePlan, envBlock } from './wire.js'
+
+// Loaded when a run starts on this OS (native/builtin.ts).
+const childProcess = builtin<typeof import('node:child_process')>('node:child_process')
+const streams = builtin<typeof import('node:stream')>('node:stream')
 
 const STOP_GRACE_MS = 5000
 const DEFAULT_MAX_BUFFER = 64 * 1024 * 1024
@@ -66,7 +71,7 @@ function collect(src: Readable | null, max: number, all: Buffer[] | undefined, m
   const chunks: Buffer[] = []
   let size = 0
   let truncated = false
-  const stream = src && mirror ? new PassThrough() : null
+  const stream = src && mirror ? new (streams().PassThrough)() : null
   const ended = new Promise<void>((resolve) => {
     if (!src) return resolve()
     src.on('data', (d: Buffer) => {
@@ -109,7 +114,7 @@ export function startWin32(prepared: Win32Prepared, req: StartRequest): StartedR
     if (err instanceof CordonError) return failedRun(err)
     throw err
   }
-  const child = spawn(prepared.launcher, [], {
+  const child = childProcess().spawn(prepared.launcher, [], {
     stdio: [req.stdin, req.stdout, req.stderr, 'pipe', 'pipe'],
     windowsHide: true,
     // The launcher's own environment: only what Windows itself needs to load DLLs. The command's is in the plan.

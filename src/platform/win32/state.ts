@@ -6,7 +6,9 @@
  * to the write roots) — so a journal cannot be forged and the launcher that
  * runs before any confinement cannot be replaced for the next launch.
  */
-import { createHash } from 'node:crypto'
+import { builtin } from '../../native/builtin.js'
+
+const crypto = builtin<typeof import('node:crypto')>('node:crypto')
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { win32 } from 'node:path'
@@ -41,7 +43,7 @@ export function checkedStateDir(writeRoots: readonly string[], env?: NodeJS.Proc
 export function launcherFor(shipped: string, writeRoots: readonly string[], state: string): string {
   if (!writeRoots.some((r) => isWithinWin32(shipped, r))) return shipped
   const bytes = readFileSync(shipped)
-  const copy = win32.join(state, `cordon-launcher-${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.exe`)
+  const copy = win32.join(state, `cordon-launcher-${crypto().createHash('sha256').update(bytes).digest('hex').slice(0, 16)}.exe`)
   if (!existsSync(copy)) {
     mkdirSync(state, { recursive: true })
     const tmp = `${copy}.${process.pid}.tmp`
