@@ -15,7 +15,7 @@ import { repoRoot } from '../helpers/paths.js'
 import { host, itWhere } from '../helpers/requirements.js'
 
 const unprivileged = identities().find((i) => i.name === 'unprivileged' && !i.missing)
-/** The deny-dumpable fixture is a C program. */
+/** The deny-call fixture is a C program. */
 const noCompiler = host().compiler
 const dist = (p: string) => pathToFileURL(join(repoRoot, 'dist', p)).href
 
@@ -48,13 +48,13 @@ interface ChildReport {
 let fixtures: string
 beforeAll(() => {
   fixtures = mkdtempSync(join(tmpdir(), 'cordon-native-'))
-  if (!noCompiler) execFileSync('cc', ['-O1', '-Wall', '-o', join(fixtures, 'deny-dumpable'), join(repoRoot, 'test/native/fixtures/deny-dumpable.c')])
+  if (!noCompiler) execFileSync('cc', ['-O1', '-Wall', '-o', join(fixtures, 'deny-call'), join(repoRoot, 'test/native/fixtures/deny-call.c')])
 })
 afterAll(() => rmSync(fixtures, { recursive: true, force: true }))
 
 function runChild(opts: { api?: boolean; denyDumpable?: boolean } = {}): ChildReport {
   const node = [process.execPath, '--input-type=module', '-e', CHILD, '--', ...(opts.api ? ['--api'] : [])]
-  const argv = opts.denyDumpable ? [join(fixtures, 'deny-dumpable'), ...node] : node
+  const argv = opts.denyDumpable ? [join(fixtures, 'deny-call'), 'dumpable', ...node] : node
   const [file, ...args] = unprivileged ? unprivileged.wrap(argv) : argv
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', LD_LIBRARY_PATH: '/nonexistent-cordon', LD_CORDON_TEST: '1' }
   const r = spawnSync(file!, args, { env, encoding: 'utf8', timeout: 20_000 })

@@ -20,14 +20,14 @@ import { repoRoot } from '../helpers/paths.js'
 const { launcherPath } = loadNative()
 const probe = join(inject('cordonProbeDir'), 'probe-metadata')
 let dir: string
-let denyListener: string
+let denyCall: string
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'cordon-metadata-'))
   mkdirSync(join(dir, 'work'))
   mkdirSync(join(dir, 'outside'))
-  denyListener = join(dir, 'deny-listener')
-  execFileSync('cc', ['-O1', '-Wall', '-o', denyListener, join(repoRoot, 'test/native/fixtures/deny-listener.c')])
+  denyCall = join(dir, 'deny-call')
+  execFileSync('cc', ['-O1', '-Wall', '-o', denyCall, join(repoRoot, 'test/native/fixtures/deny-call.c')])
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -77,11 +77,11 @@ describe('launcher: the metadata filter', () => {
 
   it('no listener to be had (a parent filter refuses NEW_LISTENER): refused everywhere (metadata: 0), never let through', async () => {
     const [inside, outside] = [file('work'), file('outside')]
-    const a = await launch(plan([probe, 'chmod', inside, '600']), [denyListener])
+    const a = await launch(plan([probe, 'chmod', inside, '600']), [denyCall, 'listener'])
     expect(a.status[0]).toMatchObject({ ok: true, metadata: 0 })
     expect(a.stdout).toBe('EPERM')
     expect(modeOf(inside)).toBe(0o644)
-    expect((await launch(plan([probe, 'chmod', outside, '600']), [denyListener])).stdout).toBe('EPERM')
+    expect((await launch(plan([probe, 'chmod', outside, '600']), [denyCall, 'listener'])).stdout).toBe('EPERM')
     expect(modeOf(outside)).toBe(0o644)
   })
 
