@@ -15,7 +15,10 @@ import { loadNative } from '../../../../src/native/load.js'
 import { copyPlaces, launcherFor } from '../../../../src/platform/launcher-path.js'
 import { isWithin } from '../../../../src/profile/paths.js'
 import { thrown } from '../../../helpers/errors.js'
+import { self } from '../../../helpers/identity.js'
+import { modeMissing, TEST_MODES } from '../../../helpers/modes.js'
 import { repoRoot } from '../../../helpers/paths.js'
+import { describeWhere } from '../../../helpers/requirements.js'
 
 const shipped = loadNative().launcherPath
 const realTmp = spawnSync('realpath', [tmpdir()], { encoding: 'utf8' }).stdout.trim()
@@ -44,24 +47,20 @@ describe('launcherFor', () => {
   })
 })
 
-describe.each(['landlock', 'namespaces'] as const)('a sandbox in the temp dir writing where cordon is installed (%s)', (mode) => {
-  it('runs (it used to fail: no place for the private launcher copy)', async () => {
-    let sb
-    try {
-      sb = createSandbox({ cwd: realTmp, write: [repoRoot], mode })
-      sb.report()
-    } catch (e) {
-      if (mode === 'namespaces' && (e as { code?: string }).code === 'E_UNSUPPORTED') return console.warn(`[launcher-path test] namespace mode skipped: ${(e as Error).message}`)
-      throw e
-    }
-    try {
-      const r = await sb.run(['/bin/sh', '-c', 'pwd'])
-      expect(r).toMatchObject({ exitCode: 0, stdout: `${realTmp}\n` })
-    } finally {
-      sb.close()
-    }
+for (const mode of TEST_MODES) {
+  // This process is the caller here: what its mode lacks (namespace mode without bubblewrap) skips, with the reason.
+  describeWhere(modeMissing(self(), mode), `a sandbox in the temp dir writing where cordon is installed (${mode})`, () => {
+    it('runs (it used to fail: no place for the private launcher copy)', async () => {
+      const sb = createSandbox({ cwd: realTmp, write: [repoRoot], mode })
+      try {
+        const r = await sb.run(['/bin/sh', '-c', 'pwd'])
+        expect(r).toMatchObject({ exitCode: 0, stdout: `${realTmp}\n` })
+      } finally {
+        sb.close()
+      }
+    })
   })
-})
+}
 
 describe('the CLI in /tmp with a write root over cordon', () => {
   it('`cordon run --write <checkout> -- ls` from the temp dir exits 0', () => {
