@@ -21,8 +21,16 @@ import { isAlive, pidNamespace } from '../pid-namespace.js'
 export const PIDNS = pidNamespace()
 const NAME = new RegExp(`^cordon-${PIDNS}-(\\d+)-\\d+$`)
 
-/** Kill and remove what dead callers left below `parent` (a directory listing per run: a few entries). */
-export function sweepStale(parent: string): void {
+/** When each parent was last swept: a sweep per run costs a directory listing on every launch. */
+const swept = new Map<string, number>()
+/** Dead callers' cgroups are killed already (their commands died with them); removing them can wait this long. */
+export const SWEEP_EVERY_MS = 60_000
+
+/** Kill and remove what dead callers left below `parent`: on the first run there, then at most once a minute. */
+export function sweepStale(parent: string, now = Date.now()): void {
+  const last = swept.get(parent)
+  if (last !== undefined && now - last < SWEEP_EVERY_MS) return
+  swept.set(parent, now)
   let names: string[] = []
   try {
     names = readdirSync(parent)
@@ -114,22 +122,30 @@ export function writeLimits(dir: string, d: CgroupDirPlan): void {
   }
 }
 
-/** rmdir a cgroup and any cgroup below it, deepest first; false when one is still busy. */
+/**
+ * rmdir a cgroup and any cgroup below it, deepest first; false when one is
+ * still busy. rmdir comes first: a run's cgroup rarely has children (the
+ * command would have had to make them), and EBUSY says when it does.
+ */
 export function removeTree(dir: string): boolean {
-  let ok = true
+  const rm = (): 'gone' | 'busy' => {
+    try {
+      rmdirSync(dir)
+      return 'gone'
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'gone' : 'busy'
+    }
+  }
+  if (rm() === 'gone') return true
   let subs: string[] = []
   try {
     subs = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)
   } catch {
-    return true // gone
+    return true // gone meanwhile
   }
+  let ok = true
   for (const s of subs) ok = removeTree(join(dir, s)) && ok
-  try {
-    rmdirSync(dir)
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT'
-  }
-  return ok
+  return subs.length > 0 && rm() === 'gone' && ok
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4))

@@ -6,7 +6,7 @@
  * hierarchy — root, or a cgroup delegated to its user (systemd's
  * `Delegate=yes`) — for the run's cgroups to go below it.
  */
-import { accessSync, constants as fsc, readFileSync } from 'node:fs'
+import { accessSync, constants as fsc, openSync, readFileSync, readSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { locateCallerCgroups, parseCgroupMounts, parseProcCgroup, type CallerCgroups } from './hierarchy.js'
 import type { CgroupController, HostCgroups } from './cgroup-plan.js'
@@ -77,8 +77,28 @@ export function describeHost(host: HostCgroups): { version: 'v1' | 'v2' | 'hybri
 
 let cached: { key: string; probe: CgroupHostProbe } | undefined
 
+/**
+ * /proc/self/cgroup, read at offset 0 of a descriptor kept open (a seq_file
+ * regenerates its text on every read from 0): the key of the cached probe,
+ * read on every launch — a few microseconds instead of an open, an fstat
+ * and a read loop.
+ */
+let selfCgroupFd: number | undefined
+const selfCgroupBuf = Buffer.alloc(16 * 1024)
+function readSelfCgroup(): string {
+  try {
+    selfCgroupFd ??= openSync('/proc/self/cgroup', 'r')
+    const n = readSync(selfCgroupFd, selfCgroupBuf, 0, selfCgroupBuf.length, 0)
+    // Longer than the buffer (thousands of v1 hierarchies): read it whole.
+    return n < selfCgroupBuf.length ? selfCgroupBuf.toString('latin1', 0, n) : read('/proc/self/cgroup')
+  } catch {
+    return read('/proc/self/cgroup')
+  }
+}
+
+/** The caller's cgroups and what they allow, probed again whenever this process has moved to other cgroups (or changed its uid). */
 export function probeCgroups(): CgroupHostProbe {
-  const key = `${process.geteuid?.()}:${read('/proc/self/cgroup')}`
+  const key = `${process.geteuid?.()}:${readSelfCgroup()}`
   if (cached?.key === key) return cached.probe
   cached = { key, probe: probeNow() }
   return cached.probe

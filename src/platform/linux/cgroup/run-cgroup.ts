@@ -179,13 +179,15 @@ export class RunCgroup {
   teardown(): Promise<LimitEvents> {
     this.done ??= (async () => {
       this.closeProcs()
-      this.killed = this.members().length ? this.killAll() : this.killed
-      const until = Date.now() + EMPTY_WAIT_MS
-      while (this.members().length && Date.now() < until) {
-        await new Promise((r) => setTimeout(r, POLL_MS))
-        // Without cgroup.kill or the freezer, a fork may win the race with
-        // the list: kill what is there again (pids.max bounds the rounds).
-        if (this.killed === 'signal') this.signalAll()
+      if (this.members().length) {
+        this.killed = this.killAll()
+        const until = Date.now() + EMPTY_WAIT_MS
+        while (this.members().length && Date.now() < until) {
+          await new Promise((r) => setTimeout(r, POLL_MS))
+          // Without cgroup.kill or the freezer, a fork may win the race with
+          // the list: kill what is there again (pids.max bounds the rounds).
+          if (this.killed === 'signal') this.signalAll()
+        }
       }
       const events = this.events()
       if (this.removeDirs()) live.delete(this)
@@ -194,8 +196,13 @@ export class RunCgroup {
     return this.done
   }
 
-  /** Synchronous teardown for a run that never started, or at process exit: kill, wait briefly, remove. */
-  teardownSync(waitMs = 200): void {
+  /**
+   * Synchronous teardown for a run that never started, or at process exit:
+   * kill, wait briefly, remove. A run whose teardown() has begun is left to
+   * it — except at process exit, when the asynchronous one cannot finish.
+   */
+  teardownSync(waitMs = 200, evenIfStarted = false): void {
+    if (this.done && !evenIfStarted) return
     this.closeProcs()
     if (this.members().length) this.killAll()
     for (let i = 0; i < waitMs && this.members().length; i++) sleepSync(1)
@@ -206,5 +213,5 @@ export class RunCgroup {
 // A caller that exits mid-run: its commands die with it (the launcher's
 // parent-death signal), and what they left behind is killed here.
 process.once('exit', () => {
-  for (const rc of live) rc.teardownSync(100)
+  for (const rc of live) rc.teardownSync(100, true)
 })

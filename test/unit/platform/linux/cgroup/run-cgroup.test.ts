@@ -12,7 +12,7 @@ import { expect, it } from 'vitest'
 import { planCgroups, type CgroupPlan, type HostCgroups } from '../../../../../src/platform/linux/cgroup/cgroup-plan.js'
 import { probeCgroups } from '../../../../../src/platform/linux/cgroup/cgroup-support.js'
 import { RunCgroup } from '../../../../../src/platform/linux/cgroup/run-cgroup.js'
-import { CALLER_LEAF, vacate } from '../../../../../src/platform/linux/cgroup/cgroup-fs.js'
+import { CALLER_LEAF, removeTree, sweepStale, SWEEP_EVERY_MS, vacate } from '../../../../../src/platform/linux/cgroup/cgroup-fs.js'
 import { describeWhere, itWhere, unless } from '../../../../helpers/requirements.js'
 
 const probe = probeCgroups()
@@ -80,22 +80,47 @@ describeWhere(missing, 'a run cgroup torn down', () => {
     expect(rc.dirs.filter((d) => existsSync(d))).toEqual([])
   })
 
-  it("a dead caller's cgroups are removed by the next caller in its pid namespace; a live caller's are kept", () => {
+  it("a dead caller's cgroups are removed by a later sweep in its pid namespace; a live caller's are kept; sweeps are a minute apart", () => {
     const pidns = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))![1]
     const dead = spawnSync('true').pid!
     const plan = planCgroups(host!, limits)!
     const parent = plan.dirs[0]!.parent
     const stale = join(parent, `cordon-${pidns}-${dead}-1`)
     const live = join(parent, `cordon-${pidns}-${process.ppid}-1`)
+    // This process's first run below `parent` swept it (the tests above): the next sweep is due a minute later.
+    RunCgroup.create(plan).teardownSync()
     mkdirSync(stale)
     mkdirSync(live)
     try {
       const rc = RunCgroup.create(plan)
       rc.teardownSync()
+      expect(existsSync(stale)).toBe(true) // not yet: swept less than a minute ago
+      sweepStale(parent, Date.now() + SWEEP_EVERY_MS)
       expect(existsSync(stale)).toBe(false)
       expect(existsSync(live)).toBe(true)
     } finally {
       for (const d of [stale, live]) if (existsSync(d)) rmdirSync(d)
+    }
+  })
+
+  it('a cgroup with a cgroup below it is removed deepest first; one with a process in it is kept and said busy', async () => {
+    const rc = RunCgroup.create(planCgroups(host!, limits)!)
+    const dir = rc.dirs[0]!
+    mkdirSync(join(dir, 'sub'))
+    const sleeper = spawn('sleep', ['60'], { stdio: 'ignore' })
+    try {
+      await new Promise((r) => sleeper.once('spawn', r))
+      writeFileSync(join(dir, 'sub', 'cgroup.procs'), String(sleeper.pid))
+      expect(removeTree(dir)).toBe(false)
+      expect(existsSync(join(dir, 'sub'))).toBe(true)
+      sleeper.kill('SIGKILL')
+      await new Promise((r) => sleeper.once('exit', r))
+      for (let i = 0; i < 100 && readFileSync(join(dir, 'sub', 'cgroup.procs'), 'latin1') !== ''; i++) await new Promise((r) => setTimeout(r, 5))
+      expect(removeTree(dir)).toBe(true)
+      expect(existsSync(dir)).toBe(false)
+    } finally {
+      sleeper.kill('SIGKILL')
+      rc.teardownSync()
     }
   })
 
