@@ -82,8 +82,20 @@ for (const out of Object.values(runResult.metafile.outputs)) {
 const { buildIdLine, cacheFileFor, makeCodeCache } = await import('../dist/cli/code-cache.js')
 appendFileSync(runBundle, buildIdLine(createHash('sha256').update(readFileSync(runBundle)).digest('hex').slice(0, 32)))
 try {
-  // Warm-up: the top level (zod schemas, tables) runs; argument parsing runs once. Nothing is spawned.
-  writeFileSync(cacheFileFor(runBundle), makeCodeCache(runBundle, (m) => m.optionsFromArgs(['--read', '/', '--', '/bin/true'])))
+  // Warm-up: the top level (zod schemas, tables) runs; argument parsing runs once; then a run
+  // with the defaults is planned (not started: nothing is spawned) — where this machine can
+  // plan one at all (the addon is built; another OS plans with its own backend).
+  writeFileSync(
+    cacheFileFor(runBundle),
+    makeCodeCache(runBundle, (m) => {
+      m.optionsFromArgs(['--read', '/', '--', '/bin/true'])
+      try {
+        m.planFromArgs(['--', '/bin/true'])
+      } catch (err) {
+        console.warn(`bundle-cli: the code cache covers argument parsing only (planning a run failed here: ${err.message})`)
+      }
+    }),
+  )
 } catch (err) {
   console.warn(`bundle-cli: no V8 code cache for run.cjs (the CLI compiles it at start instead): ${err.message}`)
 }

@@ -11,6 +11,7 @@ import { createSandbox } from '../sandbox/sandbox.js'
 import { hardenProcess } from '../harden.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import type { SandboxResult } from '../sandbox/result.js'
+import type { Enforcement } from '../platform/enforcement.js'
 import { one, parseArgs, UsageError, type Parsed } from './args.js'
 import { EXIT, RUN } from './flags.js'
 import { printHelp } from './help.js'
@@ -59,6 +60,21 @@ export function runArgs(p: Parsed): RunArgs {
 /** `runArgs` of an argv (the build warms the V8 code cache with it). */
 export function optionsFromArgs(argv: readonly string[]): RunArgs {
   return runArgs(parseArgs(argv, RUN))
+}
+
+/**
+ * What `cordon run` with this argv would enforce here, planned without
+ * running anything. The build warms the V8 code cache with it: the planning
+ * code a run calls (profile resolution, the backend's plan) is then in the
+ * cache instead of compiled on every start.
+ */
+export function planFromArgs(argv: readonly string[]): Enforcement {
+  const sb = createSandbox(optionsFromArgs(argv).options)
+  try {
+    return sb.report()
+  } finally {
+    sb.close()
+  }
 }
 
 function exitFor(err: unknown): number {

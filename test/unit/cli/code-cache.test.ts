@@ -3,7 +3,7 @@
  * build made for it, and without it (compiled from source) when the cache is
  * missing, from another build, or from another V8.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -61,5 +61,32 @@ describe('code cache', () => {
     expect(buildIdOf('//# cordon-build-id=not-hex')).toBeNull()
     writeFileSync(join(dir, 'd.cjs'), body)
     expect(() => makeCodeCache(join(dir, 'd.cjs'))).toThrow(/build id/)
+  })
+})
+
+describe("the build's warm-up of run.cjs", () => {
+  it('plans a run with the given flags and starts nothing: the same report as the sandbox it describes', async () => {
+    const { planFromArgs } = await import('../../../src/cli/run.js')
+    const { createSandbox } = await import('../../../src/sandbox/sandbox.js')
+    const children = () => readdirSync('/proc/self/task').flatMap((t) => readFileSync(`/proc/self/task/${t}/children`, 'latin1').trim().split(/\s+/).filter(Boolean)).sort()
+    const cwd = mkdtempSync(join(dir, 'plan-'))
+    const before = children()
+    const planned = planFromArgs(['--mode', 'landlock', '--cwd', cwd, '--compat', 'best-effort', '--', '/bin/true'])
+    expect(children()).toEqual(before) // no zygote, no command
+    const sb = createSandbox({ mode: 'landlock', cwd, compat: 'best-effort' })
+    const direct = sb.report()
+    sb.close()
+    expect(planned.mode).toBe('landlock')
+    // The same plan but for the sandbox's own $TMPDIR (each sandbox makes one).
+    const own = (roots: readonly string[]) => roots.filter((r) => !/\/cordon-[A-Za-z0-9]{6}$/.test(r))
+    expect(own(planned.filesystem.writeRoots)).toEqual(own(direct.filesystem.writeRoots))
+    expect(own(planned.filesystem.writeRoots).some((r) => r.endsWith(cwd.split('/').pop()!))).toBe(true)
+    expect({ ...planned.filesystem, writeRoots: [] }).toEqual({ ...direct.filesystem, writeRoots: [] })
+    expect(planned.mechanisms).toEqual(direct.mechanisms)
+  })
+
+  it('refuses a bad command line with a usage error', async () => {
+    const { planFromArgs } = await import('../../../src/cli/run.js')
+    expect(() => planFromArgs(['--timeout', 'soon', '--', '/bin/true'])).toThrow(/--timeout must be a whole number/)
   })
 })
