@@ -11,7 +11,7 @@
 import { resolve } from 'node:path'
 import { AbortError, PolicyError } from '../errors.js'
 import type { CommandDecision, ExecPolicy } from '../exec-policy/index.js'
-import { createSandbox as defaultCreateSandbox, type Sandbox } from '../sandbox/sandbox.js'
+import { createSandbox as defaultCreateSandbox, openSandbox, type Sandbox } from '../sandbox/sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import type { Approver } from './approval/approval.js'
 import type { ApprovalSettings } from './approval/approval-mode.js'
@@ -32,6 +32,7 @@ import { runPostToolUse, runPreToolUse } from './hooks/tool-hooks.js'
 import { describeWidening, noSandboxWidening, type Widening } from './escalation/widen.js'
 import { plantedRepos, riskLines, runDirs } from './escalation/planted-repos.js'
 import { BaseFacts } from './base-facts.js'
+import { ownLease, SandboxPool, type Lease } from './sandbox-pool.js'
 import { scopeOf } from './escalation/scope.js'
 import type { AttemptRecord, AttemptResult, AttemptSpec, OutputSpec } from './attempt.js'
 import type { DeferredPost, RunControl, RunOutcome, RuntimeDescription, ToolRuntime, WorkspaceFacts } from './runtime.js'
@@ -137,6 +138,8 @@ class OrchestratorImpl implements Orchestrator {
   private readonly rulesFiles: readonly string[]
   private readonly deciders: Deciders
   private readonly make: (options: SandboxOptions) => Sandbox
+  /** Attempts' sandboxes kept for the same options (sandbox-pool.ts); absent with the caller's own createSandbox, called per attempt. */
+  private readonly pool: SandboxPool | undefined
   private stop = new AbortController()
   private readonly facts: BaseFacts
   private readonly network: NetworkApprovals
@@ -152,7 +155,9 @@ class OrchestratorImpl implements Orchestrator {
     this.amendFile = this.o.amendRules ? expandHome(this.o.amendRules) : rules[rules.length - 1]
     this.store = new PolicyStore(rules, this.amendFile)
     this.rulesFiles = [...new Set([...rules, ...(this.amendFile ? [this.amendFile] : [])])]
-    this.make = (this.o.createSandbox as OrchestratorOptions['createSandbox']) ?? defaultCreateSandbox
+    const own = this.o.createSandbox as OrchestratorOptions['createSandbox']
+    this.make = own ?? defaultCreateSandbox
+    this.pool = own ? undefined : new SandboxPool(openSandbox)
     this.facts = new BaseFacts(this.base, this.baseCwd, this.rulesFiles, this.amendFile, this.make)
     this.deciders = {
       permissionHooks: (this.o.hooks.permissionRequest ?? []) as NonNullable<Hooks['permissionRequest']>,
@@ -276,7 +281,7 @@ class OrchestratorImpl implements Orchestrator {
     const execute: AttemptSpec<Out>['execute'] = (sandbox, context) => runtime.attempt(request, sandbox, context)
     // A network allowlist's proxy asks this session's approvers; the rules files' network_rules join its lists.
     const netCtx = { command: pre.command, cwd, rules: policy.policy.networkRules, signal }
-    const make = (o: SandboxOptions) => this.make(this.network.sandboxOptions(o, netCtx))
+    const lease = (o: SandboxOptions) => this.lease(this.network.sandboxOptions(o, netCtx))
     const first = await runAttempt({
       index: 1,
       options: this.facts.optionsFor(widening, widening && this.facts.get().widening),
@@ -287,7 +292,7 @@ class OrchestratorImpl implements Orchestrator {
       signal,
       output,
       notes: rec.notes,
-      createSandbox: make,
+      lease,
       execute,
     })
     rec.ran(first)
@@ -313,7 +318,7 @@ class OrchestratorImpl implements Orchestrator {
         hookErrors: rec.hookErrors,
         signal,
         output,
-        createSandbox: make,
+        lease,
         execute,
         onAbort: () => this.abortAll('an approver answered abort'),
       }
@@ -339,6 +344,11 @@ class OrchestratorImpl implements Orchestrator {
     // The command's own timeout is the command's outcome, not the approver's (`approval_timed_out`).
     if (last.result?.timedOut) return rec.finish('timed_out', `the command ran past its timeout (${desc.timeout ?? '?'} ms) and was stopped`)
     return rec.finish('completed')
+  }
+
+  /** A sandbox for one attempt: a kept one for the same options, or, with the caller's createSandbox, a new one closed on release. */
+  private lease(options: SandboxOptions): Lease {
+    return this.pool ? this.pool.acquire(options) : ownLease(this.make(options))
   }
 
   /** PostToolUse on the final result of a process that outlived its run; never rejects (a failure is a hook error). */
