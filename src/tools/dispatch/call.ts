@@ -9,7 +9,7 @@ import { AbortError, ToolContractError } from '../../errors.js'
 import type { Orchestrator } from '../../orchestrator/orchestrator.js'
 import { displayName } from '../names.js'
 import type { Step } from '../router.js'
-import { PAYLOAD_OF, type Tool, type ToolCall, type ToolContext, type ToolOutput } from '../types.js'
+import { PAYLOAD_OF, type ModelToolSpec, type Tool, type ToolCall, type ToolContext, type ToolName, type ToolOutput } from '../types.js'
 import type { RwLock } from './rw-lock.js'
 import { runToolPost, runToolPre, type ToolHooks } from './tool-hooks.js'
 import { preview, truncateForModel } from './truncate.js'
@@ -75,7 +75,10 @@ export async function executeCall(s: CallSettings, step: Step, call: ToolCall, p
   let release: (() => void) | undefined
   try {
     release = await s.lock.acquire(tool.parallel ? 'read' : 'write', child.signal)
-    return await runLocked(s, step, call, tool, parsed.input, child.signal, hookErrors)
+    const settled = await runLocked(s, step, call, tool, parsed.input, child.signal, hookErrors)
+    // What a search showed the model is in its list from the next step on (router.ts); a host's own search shows the model nothing.
+    if (from === 'model' && settled.output.kind === 'search') step.reveal(toolNames(settled.output.tools))
+    return settled
   } catch (e) {
     if (e instanceof AbortError || child.signal.aborted) return done(aborted(undefined))
     // ToolSetupError, or a handler's bug: the step cannot go on; the call still gets an output.
@@ -117,6 +120,11 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
   const bounded = bound(output, s.maxOutputBytes)
   s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: bounded.kind, success: bounded.kind === 'text' ? bounded.success : bounded.kind === 'search', durationMs: Date.now() - started, outputPreview: shownPreview(previewText(bounded), s.previewBytes) })
   return done(bounded, context)
+}
+
+/** The tool names a search output lists (a namespace entry lists its tools). */
+function toolNames(specs: readonly ModelToolSpec[]): ToolName[] {
+  return specs.flatMap((s) => (s.kind === 'namespace' ? s.tools.map((t) => ({ namespace: s.name, name: t.name })) : [{ name: s.name }]))
 }
 
 /** The tool a call names in its step: a tool search goes to the step's search tool. */

@@ -30,6 +30,31 @@ describe('dispatch', () => {
     expect(called).toEqual({ type: 'function_call_output', call_id: 'c1', output: text('created {"title":"standup"}') })
   })
 
+  it('a deferred tool a search returned to the model is in the list of every later step, not of the step the search ran in', async () => {
+    const calendar = fnTool({ namespace: 'mcp__calendar', name: 'create_event' }, async () => text('created'), { exposure: 'deferred', description: 'Create a calendar event' })
+    const local = fnTool('create_event', async () => text('local'), { exposure: 'deferred', description: 'Create a local event' })
+    const mail = fnTool({ namespace: 'mcp__mail', name: 'send' }, async () => text('sent'), { exposure: 'deferred', description: 'Send an email' })
+    const hidden = fnTool('internal', async () => text('x'), { exposure: 'hidden', description: 'calendar internals' })
+    const router = new ToolRouter([toolSearchTool(), calendar, local, mail, hidden], [{ name: 'mcp__calendar', description: 'Calendar server' }])
+    const { dispatcher } = setupDispatch()
+    const names = (step: ReturnType<ToolRouter['buildStep']>) => step.specs.flatMap((s) => (s.kind === 'namespace' ? s.tools.map((t) => `${s.name}/${t.name}`) : [s.name]))
+    const first = router.buildStep()
+    await dispatcher.handleResponse(first, [{ type: 'tool_search_call', call_id: 's1', query: 'calendar', status: 'completed' }])
+    expect(names(first)).toEqual(['tool_search']) // frozen: the search's own step keeps its list
+    const second = router.buildStep()
+    // Only what the search returned (the namespaced create_event, not the local one of the same name, nor the mail tool).
+    expect(names(second)).toEqual(['tool_search', 'mcp__calendar/create_event'])
+    expect(second.specs[1]).toEqual({ kind: 'namespace', name: 'mcp__calendar', description: 'Calendar server', tools: [{ name: 'create_event', ...calendar.spec }] })
+    // Still shown in later steps, and after the tool set is replaced by one that has it.
+    router.setTools([toolSearchTool(), calendar, local, mail])
+    expect(names(router.buildStep())).toEqual(['tool_search', 'mcp__calendar/create_event'])
+    // A search the host runs shows the model nothing.
+    await dispatcher.invoke(router.buildStep(), { callId: 'h1', name: { name: 'tool_search' }, payload: { kind: 'tool_search', query: 'email' } })
+    expect(names(router.buildStep())).toEqual(['tool_search', 'mcp__calendar/create_event'])
+    await dispatcher.handleResponse(router.buildStep(), [{ type: 'tool_search_call', call_id: 's2', query: 'email', status: 'completed' }])
+    expect(names(router.buildStep())).toEqual(['tool_search', 'mcp__calendar/create_event', 'mcp__mail/send'])
+  })
+
   it('a call produced under step A runs with step A\'s tools after step B was built', async () => {
     const router = new ToolRouter([fnTool('lookup', async () => text('version A'))])
     const { dispatcher } = setupDispatch()
