@@ -142,6 +142,55 @@ describe('dispatch', () => {
     expect(dispatcher.history.filter((h) => h.type === 'function_call_output')).toHaveLength(3)
   })
 
+  it('a handler that ignores the abort: its call is aborted after the grace time, the handler finishes on its own (observed) and holds the lock till then', async () => {
+    const gate = deferred()
+    let finished = false
+    // Ignores ctx.signal, then fails late: the rejection must be observed (vitest fails a run on an unhandled one).
+    const stubborn = fnTool('stubborn', async () => {
+      await gate.promise
+      finished = true
+      throw new Error('late failure')
+    }, { parallel: false })
+    const after = fnTool('after', async () => text('after ran'), { parallel: false })
+    const router = new ToolRouter([stubborn, after])
+    const events: ToolEvent[] = []
+    const { dispatcher } = setupDispatch({ abortGraceMs: 50, onEvent: (e) => void events.push(e) })
+    const ac = new AbortController()
+    const handled = dispatcher.handleResponse(router.buildStep(), [fnCall('1', 'stubborn')], ac.signal)
+    await tick()
+    const abortedAt = Date.now()
+    ac.abort()
+    const r = await handled
+    expect(Date.now() - abortedAt).toBeLessThan(1000)
+    expect(r.outputs[0]?.output).toEqual({ kind: 'aborted', text: 'aborted: the call was canceled; its handler did not stop within 50 ms and was left to finish on its own' })
+    expect(finished).toBe(false)
+    expect(events.filter((e) => e.type === 'end').map((e) => (e as { output: string }).output)).toEqual(['aborted'])
+    // A non-parallel call waits for the lock the handler still holds.
+    let nextDone = false
+    const next = dispatcher.handleResponse(router.buildStep(), [fnCall('2', 'after')]).finally(() => (nextDone = true))
+    await new Promise((r) => setTimeout(r, 30))
+    expect(nextDone).toBe(false)
+    gate.resolve()
+    const r2 = await next
+    expect(finished).toBe(true)
+    expect(r2.outputs[0]?.output).toEqual(text('after ran'))
+  })
+
+  it('a handler that stops within the grace time gives its own partial output, not the grace-time one', async () => {
+    const slowStop = fnTool('slow_stop', async (_i, ctx) => {
+      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }))
+      await new Promise((r) => setTimeout(r, 20)) // reaping what it started
+      return text('partial output')
+    })
+    const { dispatcher } = setupDispatch({ abortGraceMs: 2000 })
+    const ac = new AbortController()
+    const handled = dispatcher.handleResponse(new ToolRouter([slowStop]).buildStep(), [fnCall('1', 'slow_stop')], ac.signal)
+    await tick()
+    ac.abort()
+    const r = await handled
+    expect(r.outputs[0]?.output).toEqual({ kind: 'aborted', text: 'aborted: the call was canceled before it finished\npartial output' })
+  })
+
   it('an unknown tool is an unsupported output the model can read; a hosted tool is not dispatched', async () => {
     const router = new ToolRouter([fnTool('a', async () => text('a')), { name: { name: 'web_search' }, spec: { kind: 'hosted', type: 'web_search' }, exposure: 'direct', parallel: true }])
     const { dispatcher } = setupDispatch()
