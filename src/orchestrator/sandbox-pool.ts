@@ -94,8 +94,8 @@ export function sharedOptions(options: SandboxOptions): { key: string; pinned: (
   const cwd = options.cwd ?? process.cwd()
   // process.env is read as a whole, as a sandbox snapshots it (its values are strings: JSON keeps them exactly).
   const env = options.env === undefined ? JSON.stringify(process.env) : undefined
-  // os.tmpdir() is where the sandbox's $TMPDIR is made.
-  const key = plainJson([options, cwd, tmpdir(), env ?? null])
+  // os.tmpdir(), where the sandbox's $TMPDIR is made, is a function of TMPDIR, TMP and TEMP: part of `env` when that is given.
+  const key = plainJson([options, cwd, env ?? tmpdir()])
   if (key === undefined) return undefined
   return { key, pinned: () => ({ ...options, cwd, env: env === undefined ? options.env : (JSON.parse(env) as Record<string, string>) }) }
 }

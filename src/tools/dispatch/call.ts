@@ -38,7 +38,8 @@ export interface CallSettings {
   readonly previewBytes: number
   /** Bound on one call's payload (input.ts). */
   readonly maxInputBytes: number
-  readonly emit: (event: ToolEvent) => void
+  /** Lifecycle events, built only when someone listens. */
+  readonly emit: (event: () => ToolEvent) => void
   readonly lock: RwLock
   /** How long an aborted call waits for its handler to stop what it started (ms) before its output is `aborted` without it. */
   readonly abortGraceMs: number
@@ -103,7 +104,7 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
   const misfit = rewriteMisfit(call.payload.kind, pre.input, name)
   if (misfit) return done({ kind: 'text', text: `blocked: ${misfit}`, success: false })
   const started = Date.now()
-  s.emit({ type: 'start', callId: call.callId, tool: name, stepId: step.id, inputPreview: shownPreview(previewText(pre.input), s.previewBytes) })
+  s.emit(() => ({ type: 'start', callId: call.callId, tool: name, stepId: step.id, inputPreview: shownPreview(previewText(pre.input), s.previewBytes) }))
   const postToolUse: ToolContext['postToolUse'] = async (original, out) => {
     const post = await runToolPost(s.hooks.postToolUse, { ...original, output: out }, s.hookTimeoutMs, signal, hookErrors)
     return { output: post.output, context: post.context }
@@ -116,13 +117,13 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
     if (got === ABANDONED) {
       // Observed to its end (a late rejection is nobody's to handle); the lock waits for it.
       hold(work.then(noop, noop))
-      output = { kind: 'aborted', text: `aborted: the call was canceled; its handler did not stop within ${s.abortGraceMs} ms and was left to finish on its own` }
-      s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: 'aborted', success: false, durationMs: Date.now() - started, outputPreview: shownPreview(output.text, s.previewBytes) })
-      return done(output)
+      const gaveUp = { kind: 'aborted', text: `aborted: the call was canceled; its handler did not stop within ${s.abortGraceMs} ms and was left to finish on its own` } as const
+      s.emit(() => ({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: 'aborted', success: false, durationMs: Date.now() - started, outputPreview: shownPreview(gaveUp.text, s.previewBytes) }))
+      return done(gaveUp)
     }
     output = got
   } catch (e) {
-    s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: 'error', success: false, durationMs: Date.now() - started, outputPreview: shownPreview(String((e as Error)?.message ?? e), s.previewBytes) })
+    s.emit(() => ({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: 'error', success: false, durationMs: Date.now() - started, outputPreview: shownPreview(String((e as Error)?.message ?? e), s.previewBytes) }))
     throw e
   }
   let context: string[] = []
@@ -133,7 +134,7 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
     context = post.context
   }
   const bounded = bound(output, s.maxOutputBytes)
-  s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: bounded.kind, success: bounded.kind === 'text' ? bounded.success : bounded.kind === 'search', durationMs: Date.now() - started, outputPreview: shownPreview(previewText(bounded), s.previewBytes) })
+  s.emit(() => ({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: bounded.kind, success: bounded.kind === 'text' ? bounded.success : bounded.kind === 'search', durationMs: Date.now() - started, outputPreview: shownPreview(previewText(bounded), s.previewBytes) }))
   return done(bounded, context)
 }
 

@@ -86,11 +86,12 @@ export class Dispatcher {
       previewBytes: options.previewBytes ?? DEFAULT_PREVIEW_BYTES,
       maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
       abortGraceMs: options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS,
-      emit: (e) => {
+      emit: (event) => {
+        if (!options.onEvent) return // no listener: no event (and no previews) built
         try {
-          options.onEvent?.(e)
+          options.onEvent(event())
         } catch {
-          // A listener's failure is not the call's.
+          // A listener's failure (or a preview's) is not the call's.
         }
       },
       lock: this.lock,
