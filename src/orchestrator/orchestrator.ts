@@ -33,6 +33,7 @@ import { describeWidening, noSandboxWidening, type Widening } from './escalation
 import { plantedRepos, riskLines, runDirs } from './escalation/planted-repos.js'
 import { BaseFacts } from './base-facts.js'
 import { ownLease, SandboxPool, type Lease } from './sandbox-pool.js'
+import { linkSignals } from './linked-signal.js'
 import { scopeOf } from './escalation/scope.js'
 import type { AttemptRecord, AttemptResult, AttemptSpec, OutputSpec } from './attempt.js'
 import type { DeferredPost, RunControl, RunOutcome, RuntimeDescription, ToolRuntime, WorkspaceFacts } from './runtime.js'
@@ -213,16 +214,23 @@ class OrchestratorImpl implements Orchestrator {
   async run<Req, Out>(runtime: ToolRuntime<Req, Out>, request: Req, control: RunControl = {}): Promise<RunOutcome<Out>> {
     const described = runtime.describe(request, { workspace: () => this.workspaceFacts() })
     const rec = new Recorder(described.command, resolve(this.baseCwd, described.cwd ?? '.'))
+    const link = linkSignals(this.stop.signal, control.signal)
+    let after: Promise<DeferredPost> | undefined
     try {
-      return (await this.decideAndRun(runtime, request, described, control, rec)) as RunOutcome<Out>
+      const out = await this.decideAndRun(runtime, request, described, control, rec, link.signal)
+      after = out.after
+      return out as RunOutcome<Out>
     } catch (e) {
       if (e instanceof AbortError) return rec.finish('canceled', e.message) as RunOutcome<Out>
       throw e
+    } finally {
+      // A process that outlived the run may still ask the approvers with this signal until it has ended.
+      if (after) void after.then(link.detach, link.detach)
+      else link.detach()
     }
   }
 
-  private async decideAndRun<Req, Out>(runtime: ToolRuntime<Req, Out>, original: Req, desc: RuntimeDescription, control: RunControl, rec: Recorder): Promise<ExecOutcome & { after?: Promise<DeferredPost> }> {
-    const signal = AbortSignal.any([this.stop.signal, ...(control.signal ? [control.signal] : [])])
+  private async decideAndRun<Req, Out>(runtime: ToolRuntime<Req, Out>, original: Req, desc: RuntimeDescription, control: RunControl, rec: Recorder, signal: AbortSignal): Promise<ExecOutcome & { after?: Promise<DeferredPost> }> {
     if (signal.aborted) throw new AbortError('aborted before the command was decided')
     const cwd = rec.cwd
     const hooks = this.o.hooks as Hooks
