@@ -378,7 +378,7 @@ class OrchestratorImpl implements Orchestrator {
     // opaque; a target outside it, or on a protected path, still asks.
     const facts = this.facts.get()
     const workspace = { cwd, writableRoots: facts.writeRoots, protectedPaths: facts.report?.filesystem.protected ?? [] }
-    return policy.decide(command, { resolve: { PATH, cwd, writableRoots: facts.writeRoots }, workspace, ...(env ? { env } : {}) })
+    return policy.decide(command, { resolve: { PATH, cwd, writableRoots: this.writeRoots() }, workspace, ...(env ? { env } : {}) })
   }
 
   private workspaceFacts(): WorkspaceFacts {
@@ -386,9 +386,16 @@ class OrchestratorImpl implements Orchestrator {
     return { cwd: this.baseCwd, writableRoots: [...facts.writeRoots], protectedPaths: [...(facts.report?.filesystem.protected ?? [])] }
   }
 
-  /** The profile's write roots (base-facts.ts): a PATH entry inside one cannot be trusted to name a program. */
+  /**
+   * Where a sandboxed command of this orchestrator could have written: the
+   * profile's write roots (base-facts.ts), and the private $TMPDIR of each
+   * kept sandbox (sandbox-pool.ts), which outlives the command that wrote
+   * it. A PATH entry inside one cannot be trusted to name a program, and a
+   * repository inside one is a risk for a wider attempt's git.
+   */
   private writeRoots(): string[] {
-    return this.facts.get().writeRoots
+    const kept = this.pool?.tmpDirs() ?? []
+    return kept.length ? [...this.facts.get().writeRoots, ...kept] : this.facts.get().writeRoots
   }
 
   /**

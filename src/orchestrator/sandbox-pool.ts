@@ -19,7 +19,10 @@
  *    there. Every command that can see it ran with the same options, so
  *    with the same rights: what it could leave in $TMPDIR it could leave in
  *    the workspace's write roots as well. A wider attempt has other options
- *    and so its own sandbox and its own $TMPDIR.
+ *    and so its own sandbox and its own $TMPDIR — and since a kept $TMPDIR
+ *    outlives the command that wrote it, the orchestrator counts it as a
+ *    write root when it looks for what a wider attempt must not trust
+ *    (tmpDirs(): planted git repositories, PATH entries).
  *  - Nothing else that decides what a command may touch: each launch
  *    resolves the profile again (write roots, cwd, deny globs) and plans
  *    again (protected paths, planted repositories). The one thing a sandbox
@@ -40,9 +43,10 @@ import { BUILTIN_PROFILES } from '../profile/profiles.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 
-/** A sandbox that can be told to look at the filesystem afresh (sandbox.ts PlatformSandbox). */
+/** A sandbox that can be told to look at the filesystem afresh, and names its private $TMPDIR (sandbox.ts PlatformSandbox). */
 export interface ReusableSandbox extends Sandbox {
   forgetPaths(): void
+  privateTmp(): string | undefined
 }
 
 export interface Lease {
@@ -127,6 +131,20 @@ export class SandboxPool {
     const entry: Entry = { sandbox: this.make(options), holders: 0, idle: undefined, fresh: true }
     this.kept.set(key, entry)
     return entry
+  }
+
+  /**
+   * The private $TMPDIR of each kept sandbox: a write root of its commands
+   * that outlives each of them, so a later, wider attempt must count what
+   * is in it as written by a sandboxed command (orchestrator.ts writeRoots).
+   */
+  tmpDirs(): string[] {
+    const dirs: string[] = []
+    for (const e of this.kept.values()) {
+      const d = e.sandbox.privateTmp()
+      if (d !== undefined) dirs.push(d)
+    }
+    return dirs
   }
 
   private letGo(key: string, entry: Entry): void {

@@ -180,6 +180,11 @@ class PlatformSandbox implements Sandbox {
     this.canonCache.clear()
   }
 
+  /** Its private $TMPDIR (`$TMPDIR/cordon-XXXXXX`) while it exists: a write root of every run. */
+  privateTmp(): string | undefined {
+    return this.tmp
+  }
+
   runCwd(raw: string, policy: ResolvedPolicy, enforcement: Enforcement): string {
     return checkRunCwd(raw, { policy, enforcement, cache: this.canonCache })
   }

@@ -23,6 +23,7 @@ interface Counted extends ReusableSandbox {
 function factory() {
   const made: Counted[] = []
   const make = (options: SandboxOptions): Counted => {
+    const tmp = `/tmp/cordon-${made.length}`
     const sb = {
       options,
       closed: 0,
@@ -31,6 +32,7 @@ function factory() {
       profileName: 'fake',
       close: () => void sb.closed++,
       forgetPaths: () => void sb.forgot++,
+      privateTmp: () => (sb.closed ? undefined : tmp),
     } as unknown as Counted
     made.push(sb)
     return sb
@@ -174,6 +176,20 @@ describe('SandboxPool', () => {
     extra.release()
     expect((extra.sandbox as Counted).closed).toBe(1)
     expect(pool.acquire({ cwd: '/w/0' }).sandbox).toBe(made[0])
+  })
+
+  it("lists the private $TMPDIR of each kept sandbox (a write root that outlives its commands), not of one closed or not kept", () => {
+    vi.useFakeTimers()
+    const { make } = factory()
+    const pool = new SandboxPool(make, IDLE)
+    pool.acquire({ cwd: '/w/a' }).release()
+    const b = pool.acquire({ cwd: '/w/b' })
+    const own = pool.acquire({ cwd: ws, onNetworkRequest: () => 'denied' })
+    expect(pool.tmpDirs()).toEqual(['/tmp/cordon-0', '/tmp/cordon-1'])
+    vi.advanceTimersByTime(IDLE) // a's idle time is over; b is held
+    expect(pool.tmpDirs()).toEqual(['/tmp/cordon-1'])
+    b.release()
+    own.release()
   })
 
   it('a sandbox that cannot be made is not kept', () => {

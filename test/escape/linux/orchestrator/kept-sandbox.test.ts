@@ -6,9 +6,13 @@
  * change made between two execs — a denied directory moved and replaced
  * by a symlink to its new place — is seen by the next exec, which denies
  * the new place (a kept sandbox that reused its cached canonical paths
- * would deny only the symlink and let the directory be read).
+ * would deny only the symlink and let the directory be read). A kept
+ * sandbox's $TMPDIR outlives the command that wrote it, so a git
+ * repository planted there counts as written by a sandboxed command: an
+ * allowMeansNoSandbox `git status` in it runs in the sandbox, not outside.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { createOrchestrator } from '../../../../src/orchestrator/index.js'
@@ -68,5 +72,29 @@ describeModes((mode) => {
     writeFileSync(join(outside, 'open'), 'open\n')
     const open = await cat(join(outside, 'open'))
     expect(open.result?.stdout).toBe('open\n')
+  })
+
+  it("a git repository planted in a kept sandbox's $TMPDIR is a risk for a wider attempt: allowMeansNoSandbox runs it sandboxed", async () => {
+    const ws = tempDir('kept-git-ws')
+    const out = tempDir('kept-git-out')
+    const rulesDir = tempDir('kept-git-rules')
+    const rules = join(rulesDir, 'default.rules')
+    writeFileSync(rules, 'prefix_rule(pattern=["git", "status"], decision="allow")\n')
+    const marker = join(out, 'pwned')
+    const orch = createOrchestrator({ sandbox: { cwd: ws, mode }, rules: [rules], allowMeansNoSandbox: true, allowUnsandboxed: true, onApproval: () => 'approved' })
+    const plant = `mkdir "$TMPDIR/sub" && cd "$TMPDIR/sub" && git init -q && git config core.fsmonitor "echo pwned >> ${marker}" && printf %s "$TMPDIR"`
+    const planted = await orch.exec({ command: ['/bin/sh', '-c', plant], timeout: 20_000, escalateOnFailure: false })
+    expect(planted.result?.exitCode, planted.result?.stderr).toBe(0)
+    const tmp = planted.result!.stdout
+    expect(existsSync(join(tmp, 'sub', '.git'))).toBe(true) // the kept sandbox's $TMPDIR is still there
+    // Unconfined, the planted hook runs: the probe works.
+    execFileSync('git', ['status'], { cwd: join(tmp, 'sub'), stdio: 'ignore' })
+    expect(readFileSync(marker, 'utf8')).toContain('pwned')
+    writeFileSync(marker, '')
+    const status = await orch.exec({ command: ['git', 'status'], cwd: join(tmp, 'sub'), timeout: 20_000 })
+    expect(status.approval).toMatchObject({ source: 'policy' })
+    expect(status.attempts[0]!.sandbox.widening).toBeUndefined()
+    expect(status.notes.join('\n')).toMatch(/allowMeansNoSandbox: runs in the profile's sandbox instead, because git repository ".*\/sub\/\.git" lies in a write root/)
+    expect(readFileSync(marker, 'utf8')).toBe('')
   })
 })
