@@ -1,12 +1,12 @@
 /**
- * One attempt: a fresh sandbox with the attempt's options, the runtime's
- * attempt in it (runtime.ts), then denial detection against that
- * attempt's own enforcement report. A
+ * One attempt: a sandbox with the attempt's options (a new one, or one
+ * kept for the same options: sandbox-pool.ts), the runtime's attempt in it
+ * (runtime.ts), then denial detection against that attempt's own
+ * enforcement report. A
  * sandbox that cannot be set up (SetupError, UnsupportedError) is recorded
  * as the attempt's error — it is not a denial and is never escalated.
  */
 import { AbortError, CordonError } from '../errors.js'
-import type { Sandbox } from '../sandbox/sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import type { SandboxResult } from '../sandbox/result.js'
 import type { Enforcement } from '../platform/enforcement.js'
@@ -15,6 +15,7 @@ import { detectDenials, type Denial } from './denial/denial.js'
 import type { Widening } from './escalation/widen.js'
 import type { OutputKeep, OutputListener, OutputTruncation } from './output.js'
 import type { AttemptContext, AttemptSandbox, RuntimeAttempt } from './runtime.js'
+import type { Lease } from './sandbox-pool.js'
 
 /** A run's result as the orchestrator reports it: stdout/stderr within the request's maxBuffer, and what was cut. */
 export interface AttemptResult extends SandboxResult {
@@ -60,7 +61,8 @@ export interface AttemptSpec<Out = unknown> {
   readonly output: OutputSpec
   /** The outcome's notes (an onOutput callback that failed is noted here). */
   readonly notes: string[]
-  readonly createSandbox: (options: SandboxOptions) => Sandbox
+  /** A sandbox for these options, let go of when the attempt (or the process it retained) is done. */
+  readonly lease: (options: SandboxOptions) => Lease
   /** The runtime's attempt (runtime.ts), bound to its request. */
   readonly execute: (sandbox: AttemptSandbox, context: AttemptContext) => Promise<RuntimeAttempt<Out>>
 }
@@ -76,24 +78,19 @@ export interface Ran<Out = unknown> {
 export async function runAttempt<Out>(spec: AttemptSpec<Out>): Promise<Ran<Out>> {
   const base = { index: spec.index, approval: spec.approval }
   const sandboxInfo = { options: spec.options, ...(spec.widening ? { widening: spec.widening } : {}) }
-  let sb: Sandbox | undefined
+  let lease: Lease | undefined
   let retained = false
   try {
-    sb = spec.createSandbox(spec.options)
-    const made = sb
+    lease = spec.lease(spec.options)
+    const held = lease
     const handle: AttemptSandbox = {
       index: spec.index,
-      sandbox: made,
+      sandbox: held.sandbox,
       options: spec.options,
       ...(spec.widening ? { widening: spec.widening } : {}),
       retain: () => {
         retained = true
-        let released = false
-        return () => {
-          if (released) return
-          released = true
-          made.close()
-        }
+        return held.release // once only: a lease's release does nothing the second time
       },
     }
     const context: AttemptContext = { signal: spec.signal, output: spec.output, cwd: spec.cwd, command: spec.command, notes: spec.notes }
@@ -104,14 +101,14 @@ export async function runAttempt<Out>(spec: AttemptSpec<Out>): Promise<Ran<Out>>
   } catch (e) {
     if (e instanceof AbortError) throw e
     const error = e instanceof CordonError ? { name: e.name, code: e.code, message: e.message } : { name: 'Error', code: 'E_UNKNOWN', message: String((e as Error)?.message ?? e) }
-    const enforcement = tryReport(sb)
+    const enforcement = tryReport(lease?.sandbox)
     return { record: { ...base, sandbox: { ...sandboxInfo, ...(enforcement ? { enforcement } : {}) }, error, denials: [] } }
   } finally {
-    if (!retained) sb?.close()
+    if (!retained) lease?.release()
   }
 }
 
-function tryReport(sb: Sandbox | undefined): Enforcement | undefined {
+function tryReport(sb: Lease['sandbox'] | undefined): Enforcement | undefined {
   try {
     return sb?.report()
   } catch {

@@ -11,7 +11,7 @@
 import { resolve } from 'node:path'
 import { AbortError, PolicyError } from '../errors.js'
 import type { CommandDecision, ExecPolicy } from '../exec-policy/index.js'
-import { createSandbox as defaultCreateSandbox, type Sandbox } from '../sandbox/sandbox.js'
+import { createSandbox as defaultCreateSandbox, openSandbox, type Sandbox } from '../sandbox/sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import type { Approver } from './approval/approval.js'
 import type { ApprovalSettings } from './approval/approval-mode.js'
@@ -32,6 +32,8 @@ import { runPostToolUse, runPreToolUse } from './hooks/tool-hooks.js'
 import { describeWidening, noSandboxWidening, type Widening } from './escalation/widen.js'
 import { plantedRepos, riskLines, runDirs } from './escalation/planted-repos.js'
 import { BaseFacts } from './base-facts.js'
+import { ownLease, SandboxPool, type Lease } from './sandbox-pool.js'
+import { linkSignals } from './linked-signal.js'
 import { scopeOf } from './escalation/scope.js'
 import type { AttemptRecord, AttemptResult, AttemptSpec, OutputSpec } from './attempt.js'
 import type { DeferredPost, RunControl, RunOutcome, RuntimeDescription, ToolRuntime, WorkspaceFacts } from './runtime.js'
@@ -137,6 +139,8 @@ class OrchestratorImpl implements Orchestrator {
   private readonly rulesFiles: readonly string[]
   private readonly deciders: Deciders
   private readonly make: (options: SandboxOptions) => Sandbox
+  /** Attempts' sandboxes kept for the same options (sandbox-pool.ts); absent with the caller's own createSandbox, called per attempt. */
+  private readonly pool: SandboxPool | undefined
   private stop = new AbortController()
   private readonly facts: BaseFacts
   private readonly network: NetworkApprovals
@@ -152,7 +156,9 @@ class OrchestratorImpl implements Orchestrator {
     this.amendFile = this.o.amendRules ? expandHome(this.o.amendRules) : rules[rules.length - 1]
     this.store = new PolicyStore(rules, this.amendFile)
     this.rulesFiles = [...new Set([...rules, ...(this.amendFile ? [this.amendFile] : [])])]
-    this.make = (this.o.createSandbox as OrchestratorOptions['createSandbox']) ?? defaultCreateSandbox
+    const own = this.o.createSandbox as OrchestratorOptions['createSandbox']
+    this.make = own ?? defaultCreateSandbox
+    this.pool = own ? undefined : new SandboxPool(openSandbox)
     this.facts = new BaseFacts(this.base, this.baseCwd, this.rulesFiles, this.amendFile, this.make)
     this.deciders = {
       permissionHooks: (this.o.hooks.permissionRequest ?? []) as NonNullable<Hooks['permissionRequest']>,
@@ -208,16 +214,23 @@ class OrchestratorImpl implements Orchestrator {
   async run<Req, Out>(runtime: ToolRuntime<Req, Out>, request: Req, control: RunControl = {}): Promise<RunOutcome<Out>> {
     const described = runtime.describe(request, { workspace: () => this.workspaceFacts() })
     const rec = new Recorder(described.command, resolve(this.baseCwd, described.cwd ?? '.'))
+    const link = linkSignals(this.stop.signal, control.signal)
+    let after: Promise<DeferredPost> | undefined
     try {
-      return (await this.decideAndRun(runtime, request, described, control, rec)) as RunOutcome<Out>
+      const out = await this.decideAndRun(runtime, request, described, control, rec, link.signal)
+      after = out.after
+      return out as RunOutcome<Out>
     } catch (e) {
       if (e instanceof AbortError) return rec.finish('canceled', e.message) as RunOutcome<Out>
       throw e
+    } finally {
+      // A process that outlived the run may still ask the approvers with this signal until it has ended.
+      if (after) void after.then(link.detach, link.detach)
+      else link.detach()
     }
   }
 
-  private async decideAndRun<Req, Out>(runtime: ToolRuntime<Req, Out>, original: Req, desc: RuntimeDescription, control: RunControl, rec: Recorder): Promise<ExecOutcome & { after?: Promise<DeferredPost> }> {
-    const signal = AbortSignal.any([this.stop.signal, ...(control.signal ? [control.signal] : [])])
+  private async decideAndRun<Req, Out>(runtime: ToolRuntime<Req, Out>, original: Req, desc: RuntimeDescription, control: RunControl, rec: Recorder, signal: AbortSignal): Promise<ExecOutcome & { after?: Promise<DeferredPost> }> {
     if (signal.aborted) throw new AbortError('aborted before the command was decided')
     const cwd = rec.cwd
     const hooks = this.o.hooks as Hooks
@@ -276,7 +289,7 @@ class OrchestratorImpl implements Orchestrator {
     const execute: AttemptSpec<Out>['execute'] = (sandbox, context) => runtime.attempt(request, sandbox, context)
     // A network allowlist's proxy asks this session's approvers; the rules files' network_rules join its lists.
     const netCtx = { command: pre.command, cwd, rules: policy.policy.networkRules, signal }
-    const make = (o: SandboxOptions) => this.make(this.network.sandboxOptions(o, netCtx))
+    const lease = (o: SandboxOptions) => this.lease(this.network.sandboxOptions(o, netCtx))
     const first = await runAttempt({
       index: 1,
       options: this.facts.optionsFor(widening, widening && this.facts.get().widening),
@@ -287,7 +300,7 @@ class OrchestratorImpl implements Orchestrator {
       signal,
       output,
       notes: rec.notes,
-      createSandbox: make,
+      lease,
       execute,
     })
     rec.ran(first)
@@ -313,7 +326,7 @@ class OrchestratorImpl implements Orchestrator {
         hookErrors: rec.hookErrors,
         signal,
         output,
-        createSandbox: make,
+        lease,
         execute,
         onAbort: () => this.abortAll('an approver answered abort'),
       }
@@ -341,6 +354,11 @@ class OrchestratorImpl implements Orchestrator {
     return rec.finish('completed')
   }
 
+  /** A sandbox for one attempt: a kept one for the same options, or, with the caller's createSandbox, a new one closed on release. */
+  private lease(options: SandboxOptions): Lease {
+    return this.pool ? this.pool.acquire(options) : ownLease(this.make(options))
+  }
+
   /** PostToolUse on the final result of a process that outlived its run; never rejects (a failure is a hook error). */
   private async postLater(final: Promise<AttemptResult>, input: Omit<PostToolUseInput, 'result'>): Promise<DeferredPost> {
     const hookErrors: string[] = []
@@ -360,7 +378,7 @@ class OrchestratorImpl implements Orchestrator {
     // opaque; a target outside it, or on a protected path, still asks.
     const facts = this.facts.get()
     const workspace = { cwd, writableRoots: facts.writeRoots, protectedPaths: facts.report?.filesystem.protected ?? [] }
-    return policy.decide(command, { resolve: { PATH, cwd, writableRoots: facts.writeRoots }, workspace, ...(env ? { env } : {}) })
+    return policy.decide(command, { resolve: { PATH, cwd, writableRoots: this.writeRoots() }, workspace, ...(env ? { env } : {}) })
   }
 
   private workspaceFacts(): WorkspaceFacts {
@@ -368,9 +386,16 @@ class OrchestratorImpl implements Orchestrator {
     return { cwd: this.baseCwd, writableRoots: [...facts.writeRoots], protectedPaths: [...(facts.report?.filesystem.protected ?? [])] }
   }
 
-  /** The profile's write roots (base-facts.ts): a PATH entry inside one cannot be trusted to name a program. */
+  /**
+   * Where a sandboxed command of this orchestrator could have written: the
+   * profile's write roots (base-facts.ts), and the private $TMPDIR of each
+   * kept sandbox (sandbox-pool.ts), which outlives the command that wrote
+   * it. A PATH entry inside one cannot be trusted to name a program, and a
+   * repository inside one is a risk for a wider attempt's git.
+   */
   private writeRoots(): string[] {
-    return this.facts.get().writeRoots
+    const kept = this.pool?.tmpDirs() ?? []
+    return kept.length ? [...this.facts.get().writeRoots, ...kept] : this.facts.get().writeRoots
   }
 
   /**

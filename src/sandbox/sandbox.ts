@@ -168,6 +168,23 @@ class PlatformSandbox implements Sandbox {
     return { policy: req.policy, enforcement }
   }
 
+  /**
+   * Forget the canonical forms of paths outside the write roots that this
+   * sandbox cached across runs (profile/paths.ts CanonCache): the next run
+   * looks at every path again, as a new sandbox would. For a sandbox that
+   * serves several callers in turn (orchestrator/sandbox-pool.ts), where
+   * something outside this sandbox — the host, a wider attempt — may have
+   * changed those paths since the last run.
+   */
+  forgetPaths(): void {
+    this.canonCache.clear()
+  }
+
+  /** Its private $TMPDIR (`$TMPDIR/cordon-XXXXXX`) while it exists: a write root of every run. */
+  privateTmp(): string | undefined {
+    return this.tmp
+  }
+
   runCwd(raw: string, policy: ResolvedPolicy, enforcement: Enforcement): string {
     return checkRunCwd(raw, { policy, enforcement, cache: this.canonCache })
   }
@@ -256,5 +273,10 @@ class PlatformSandbox implements Sandbox {
 export type { PlatformSandbox }
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  return openSandbox(options)
+}
+
+/** createSandbox() with the internal face (forgetPaths): for the orchestrator's pool. */
+export function openSandbox(options: SandboxOptions = {}): PlatformSandbox {
   return new PlatformSandbox(parseSandboxOptions(options))
 }

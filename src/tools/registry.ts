@@ -7,7 +7,8 @@
  * - registered: what dispatch may run (every tool with a handler, hidden
  *   and deferred ones included; a hosted tool is run by the provider);
  * - visible: what the model is shown in the step's list (`direct` and
- *   `direct-model-only`, hosted included; never hidden nor deferred).
+ *   `direct-model-only`, hosted included; never hidden; deferred ones only
+ *   once a tool search has returned them, router.ts).
  */
 import { PolicyError } from '../errors.js'
 import { displayName, nameKey, toolNameSchema } from './names.js'
@@ -48,9 +49,9 @@ export class ToolRegistry {
     return this.tools.filter((t) => t.spec.kind !== 'hosted')
   }
 
-  /** What the model is shown in this step's list. */
-  visible(): Tool[] {
-    return this.tools.filter((t) => t.exposure === 'direct' || t.exposure === 'direct-model-only')
+  /** What the model is shown in this step's list: the direct tools, and the deferred ones named in `found` (name keys). */
+  visible(found: ReadonlySet<string> = new Set()): Tool[] {
+    return this.tools.filter((t) => t.exposure === 'direct' || t.exposure === 'direct-model-only' || (t.exposure === 'deferred' && t.spec.kind !== 'hosted' && found.has(nameKey(t.name))))
   }
 
   /** Registered, shown only when a tool search finds them. */

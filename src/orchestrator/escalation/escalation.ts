@@ -10,7 +10,7 @@
  */
 import { AbortError } from '../../errors.js'
 import type { CommandDecision, ExecPolicy } from '../../exec-policy/index.js'
-import type { Sandbox } from '../../sandbox/sandbox.js'
+import type { Lease } from '../sandbox-pool.js'
 import type { SandboxOptions } from '../../sandbox/options.js'
 import type { AmendResult } from '../approval/amendments.js'
 import { appliedRecord, applyAnswer } from '../approval/answer-effects.js'
@@ -54,7 +54,7 @@ export interface EscalationContext<Out = unknown> {
   readonly hookErrors: string[]
   readonly signal: AbortSignal
   readonly output: AttemptSpec<Out>['output']
-  readonly createSandbox: (options: SandboxOptions) => Sandbox
+  readonly lease: (options: SandboxOptions) => Lease
   /** The runtime's attempt, bound to its request. */
   readonly execute: AttemptSpec<Out>['execute']
   readonly onAbort: () => void
@@ -82,7 +82,7 @@ export async function escalate<Out>(ctx: EscalationContext<Out>, first: Ran<Out>
     signal: ctx.signal,
     output: ctx.output,
     notes: ctx.notes,
-    createSandbox: ctx.createSandbox,
+    lease: ctx.lease,
     execute: ctx.execute,
   })
   return { escalation: { attempted: true, widening, approval: approval.record, refused }, attempt }

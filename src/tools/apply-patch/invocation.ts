@@ -41,7 +41,17 @@ export function readPatchInvocation(argv: readonly string[]): PatchInvocation | 
 
 const HEREDOC = /<<(-?)[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|([A-Za-z0-9_.-]+))[ \t]*$/
 
+/**
+ * What lets a shell word read as something its text does not hold
+ * literally: quotes and escapes, expansions ($, backquotes, ~), brace and
+ * pathname expansion. A script with none of them and neither name in its
+ * text has no word that reads as apply_patch (every exec_command of an
+ * ordinary command: no parse).
+ */
+const SPELLED = /['"\\$`~{}*?[\]]/
+
 function fromScript(script: string): PatchInvocation | undefined {
+  if (!SPELLED.test(script) && !script.includes('apply_patch') && !script.includes('applypatch')) return undefined
   const nl = script.indexOf('\n')
   const first = nl < 0 ? script : script.slice(0, nl)
   const here = HEREDOC.exec(first)

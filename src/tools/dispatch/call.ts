@@ -9,7 +9,7 @@ import { AbortError, ToolContractError } from '../../errors.js'
 import type { Orchestrator } from '../../orchestrator/orchestrator.js'
 import { displayName } from '../names.js'
 import type { Step } from '../router.js'
-import { PAYLOAD_OF, type Tool, type ToolCall, type ToolContext, type ToolOutput } from '../types.js'
+import { PAYLOAD_OF, type ModelToolSpec, type Tool, type ToolCall, type ToolContext, type ToolName, type ToolOutput } from '../types.js'
 import type { RwLock } from './rw-lock.js'
 import { runToolPost, runToolPre, type ToolHooks } from './tool-hooks.js'
 import { preview, truncateForModel } from './truncate.js'
@@ -38,8 +38,11 @@ export interface CallSettings {
   readonly previewBytes: number
   /** Bound on one call's payload (input.ts). */
   readonly maxInputBytes: number
-  readonly emit: (event: ToolEvent) => void
+  /** Lifecycle events, built only when someone listens. */
+  readonly emit: (event: () => ToolEvent) => void
   readonly lock: RwLock
+  /** How long an aborted call waits for its handler to stop what it started (ms) before its output is `aborted` without it. */
+  readonly abortGraceMs: number
 }
 
 export interface Settled {
@@ -73,20 +76,27 @@ export async function executeCall(s: CallSettings, step: Step, call: ToolCall, p
   if (parent.aborted) onAbort()
   else parent.addEventListener('abort', onAbort, { once: true })
   let release: (() => void) | undefined
+  // A handler left running after an abort (runLocked) keeps the lock until it settles: it may still touch what the lock guards.
+  let held: Promise<void> | undefined
   try {
     release = await s.lock.acquire(tool.parallel ? 'read' : 'write', child.signal)
-    return await runLocked(s, step, call, tool, parsed.input, child.signal, hookErrors)
+    const settled = await runLocked(s, step, call, tool, parsed.input, child.signal, hookErrors, (p) => (held = p))
+    // What a search showed the model is in its list from the next step on (router.ts); a host's own search shows the model nothing.
+    if (from === 'model' && settled.output.kind === 'search') step.reveal(toolNames(settled.output.tools))
+    return settled
   } catch (e) {
     if (e instanceof AbortError || child.signal.aborted) return done(aborted(undefined))
     // ToolSetupError, or a handler's bug: the step cannot go on; the call still gets an output.
     return { output: { kind: 'aborted', text: `the call could not run: ${(e as Error)?.message ?? String(e)}` }, context: [], fatal: e }
   } finally {
-    release?.()
+    const r = release
+    if (held && r) void held.then(r)
+    else r?.()
     parent.removeEventListener('abort', onAbort)
   }
 }
 
-async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool, input: unknown, signal: AbortSignal, hookErrors: string[]): Promise<Settled> {
+async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool, input: unknown, signal: AbortSignal, hookErrors: string[], hold: (late: Promise<void>) => void): Promise<Settled> {
   const name = displayName(call.name)
   const pre = tool.hooks?.pre === false ? ({ kind: 'continue', input } as const) : await runToolPre(s.hooks.preToolUse, { tool: call.name, callId: call.callId, input }, s.hookTimeoutMs, signal, hookErrors)
   if (signal.aborted) return done(aborted(undefined))
@@ -94,17 +104,26 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
   const misfit = rewriteMisfit(call.payload.kind, pre.input, name)
   if (misfit) return done({ kind: 'text', text: `blocked: ${misfit}`, success: false })
   const started = Date.now()
-  s.emit({ type: 'start', callId: call.callId, tool: name, stepId: step.id, inputPreview: shownPreview(previewText(pre.input), s.previewBytes) })
+  s.emit(() => ({ type: 'start', callId: call.callId, tool: name, stepId: step.id, inputPreview: shownPreview(previewText(pre.input), s.previewBytes) }))
   const postToolUse: ToolContext['postToolUse'] = async (original, out) => {
     const post = await runToolPost(s.hooks.postToolUse, { ...original, output: out }, s.hookTimeoutMs, signal, hookErrors)
     return { output: post.output, context: post.context }
   }
   const ctx: ToolContext = { orchestrator: s.orchestrator, signal, callId: call.callId, tool: call.name, step, postToolUse }
   let output: ToolOutput
+  const work = (tool.handler as NonNullable<Tool['handler']>)(pre.input, ctx)
   try {
-    output = await (tool.handler as NonNullable<Tool['handler']>)(pre.input, ctx)
+    const got = await untilAbandoned(work, signal, s.abortGraceMs)
+    if (got === ABANDONED) {
+      // Observed to its end (a late rejection is nobody's to handle); the lock waits for it.
+      hold(work.then(noop, noop))
+      const gaveUp = { kind: 'aborted', text: `aborted: the call was canceled; its handler did not stop within ${s.abortGraceMs} ms and was left to finish on its own` } as const
+      s.emit(() => ({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: 'aborted', success: false, durationMs: Date.now() - started, outputPreview: shownPreview(gaveUp.text, s.previewBytes) }))
+      return done(gaveUp)
+    }
+    output = got
   } catch (e) {
-    s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: 'error', success: false, durationMs: Date.now() - started, outputPreview: shownPreview(String((e as Error)?.message ?? e), s.previewBytes) })
+    s.emit(() => ({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: 'error', success: false, durationMs: Date.now() - started, outputPreview: shownPreview(String((e as Error)?.message ?? e), s.previewBytes) }))
     throw e
   }
   let context: string[] = []
@@ -115,8 +134,35 @@ async function runLocked(s: CallSettings, step: Step, call: ToolCall, tool: Tool
     context = post.context
   }
   const bounded = bound(output, s.maxOutputBytes)
-  s.emit({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: bounded.kind, success: bounded.kind === 'text' ? bounded.success : bounded.kind === 'search', durationMs: Date.now() - started, outputPreview: shownPreview(previewText(bounded), s.previewBytes) })
+  s.emit(() => ({ type: 'end', callId: call.callId, tool: name, stepId: step.id, output: bounded.kind, success: bounded.kind === 'text' ? bounded.success : bounded.kind === 'search', durationMs: Date.now() - started, outputPreview: shownPreview(previewText(bounded), s.previewBytes) }))
   return done(bounded, context)
+}
+
+const ABANDONED = Symbol('abandoned')
+const noop = () => {}
+
+/**
+ * The handler's output — but once `signal` has aborted, waited for at most
+ * `graceMs` more: a handler that stops what it started (its processes
+ * reaped) and returns in that time gives its own, partial output; one that
+ * ignores the abort is ABANDONED, and the call does not hang on it.
+ */
+function untilAbandoned<T>(work: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T | typeof ABANDONED> {
+  return new Promise((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const onAbort = () => void (timer = setTimeout(() => resolve(ABANDONED), graceMs))
+    if (signal.aborted) onAbort()
+    else signal.addEventListener('abort', onAbort, { once: true })
+    void work.then(resolve, reject).finally(() => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', onAbort)
+    })
+  })
+}
+
+/** The tool names a search output lists (a namespace entry lists its tools). */
+function toolNames(specs: readonly ModelToolSpec[]): ToolName[] {
+  return specs.flatMap((s) => (s.kind === 'namespace' ? s.tools.map((t) => ({ namespace: s.name, name: t.name })) : [{ name: s.name }]))
 }
 
 /** The tool a call names in its step: a tool search goes to the step's search tool. */

@@ -16,7 +16,8 @@
  *   the others take the write lock (rw-lock.ts).
  * - Cancellation: each call has a child signal of the response's; an
  *   aborted call's output is `aborted`, after its handler has stopped what
- *   it started. A call that cannot run at all (ToolSetupError,
+ *   it started — or, for a handler that ignores its signal, once
+ *   `abortGraceMs` has passed (it finishes on its own, observed). A call that cannot run at all (ToolSetupError,
  *   ToolContractError) aborts the response's other calls; every call still
  *   gets its output in history (never a dangling call), then the error
  *   is thrown.
@@ -32,6 +33,8 @@ import { DEFAULT_MODEL_OUTPUT_BYTES, DEFAULT_PREVIEW_BYTES } from './truncate.js
 import type { Step } from '../router.js'
 import type { ToolCall, ToolOutput } from '../types.js'
 
+const DEFAULT_ABORT_GRACE_MS = 1000
+
 export interface DispatcherOptions {
   readonly orchestrator: Orchestrator
   /** Hooks around every tool call (tool-hooks.ts). */
@@ -46,6 +49,13 @@ export interface DispatcherOptions {
   readonly maxInputBytes?: number
   /** Lifecycle events (start, end) for telemetry and UIs. Not awaited; a throw is ignored. */
   readonly onEvent?: (event: ToolEvent) => void
+  /**
+   * After an abort, how long a call waits for its handler to stop what it
+   * started and return (ms). A handler still running then — one that
+   * ignores its signal — is left to finish on its own (it keeps the tool
+   * lock until it does); the call's output is `aborted` at once. Default 1000.
+   */
+  readonly abortGraceMs?: number
   /** The conversation so far: dispatch appends to it. Default: a new, empty one. */
   readonly history?: HistoryItem[]
 }
@@ -75,11 +85,13 @@ export class Dispatcher {
       maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MODEL_OUTPUT_BYTES,
       previewBytes: options.previewBytes ?? DEFAULT_PREVIEW_BYTES,
       maxInputBytes: options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES,
-      emit: (e) => {
+      abortGraceMs: options.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS,
+      emit: (event) => {
+        if (!options.onEvent) return // no listener: no event (and no previews) built
         try {
-          options.onEvent?.(e)
+          options.onEvent(event())
         } catch {
-          // A listener's failure is not the call's.
+          // A listener's failure (or a preview's) is not the call's.
         }
       },
       lock: this.lock,

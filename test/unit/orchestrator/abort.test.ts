@@ -5,6 +5,7 @@
  * runs — exec resolves with `status: 'canceled'`, `isCanceled: true`, and
  * what was known and what ran by then. Bad input still rejects.
  */
+import { getEventListeners } from 'node:events'
 import { afterAll, describe, expect, it } from 'vitest'
 import { removeTempDirs, tempDir } from '../../helpers/temp.js'
 import { PolicyError } from '../../../src/errors.js'
@@ -33,6 +34,17 @@ function setup(opts: Partial<OrchestratorOptions> = {}) {
 const later = (ms: number, fn: () => void) => setTimeout(fn, ms)
 
 describe('orchestrator.exec: an abort resolves canceled', () => {
+  it("a finished exec leaves no listener on the caller's signal; abortAll still cancels the next one", async () => {
+    const { orch } = setup()
+    const ac = new AbortController()
+    for (let i = 0; i < 5; i++) expect((await orch.exec({ command: ['ls'], signal: ac.signal })).status).toBe('completed')
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0)
+    const running = orch.exec({ command: ['sleep', '10'], signal: ac.signal })
+    later(20, () => orch.abortAll('stop everything'))
+    expect(await running).toMatchObject({ status: 'canceled', isCanceled: true })
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0)
+  })
+
   it('a signal aborted before the call: canceled, nothing decided or run', async () => {
     const { orch, fake } = setup()
     const o = await orch.exec({ command: ['ls'], signal: AbortSignal.abort() })

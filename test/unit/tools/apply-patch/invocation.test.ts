@@ -25,6 +25,20 @@ describe('readPatchInvocation', () => {
     expect(readPatchInvocation(argv)).toEqual({ kind: 'patch', patch: P })
   })
 
+  // The reader is skipped only for scripts with no quote, escape or expansion and neither name in their text.
+  it.each([
+    ['quotes inside the name', ['bash', '-lc', `'apply'_patch <<'EOF'\n${P}EOF\n`]],
+    ['an escape inside the name', ['sh', '-c', `app\\ly_patch <<'EOF'\n${P}EOF\n`]],
+    ['empty quotes inside applypatch', ['sh', '-c', `apply""patch '${P}'`]],
+  ])('spelled without its literal text: %s', (_n, argv) => {
+    expect(readPatchInvocation(argv)).toEqual({ kind: 'patch', patch: P })
+  })
+
+  it('an ordinary command is no patch', () => {
+    for (const script of ['/bin/true', 'ls -la src && cat a.txt', 'make test 2>&1 | tail -n 5']) expect(readPatchInvocation(['/bin/sh', '-c', script])).toBeUndefined()
+    expect(readPatchInvocation(['/bin/sh', '-c', 'apply_patch'])).toBeDefined() // the name alone is still read (and refused)
+  })
+
   it('takes `cd DIR && apply_patch <<EOF` with its directory', () => {
     expect(readPatchInvocation(['bash', '-lc', `cd sub/dir && apply_patch <<'EOF'\n${P}EOF\n`])).toEqual({ kind: 'patch', patch: P, cwd: 'sub/dir' })
   })

@@ -30,6 +30,31 @@ describe('dispatch', () => {
     expect(called).toEqual({ type: 'function_call_output', call_id: 'c1', output: text('created {"title":"standup"}') })
   })
 
+  it('a deferred tool a search returned to the model is in the list of every later step, not of the step the search ran in', async () => {
+    const calendar = fnTool({ namespace: 'mcp__calendar', name: 'create_event' }, async () => text('created'), { exposure: 'deferred', description: 'Create a calendar event' })
+    const local = fnTool('create_event', async () => text('local'), { exposure: 'deferred', description: 'Create a local event' })
+    const mail = fnTool({ namespace: 'mcp__mail', name: 'send' }, async () => text('sent'), { exposure: 'deferred', description: 'Send an email' })
+    const hidden = fnTool('internal', async () => text('x'), { exposure: 'hidden', description: 'calendar internals' })
+    const router = new ToolRouter([toolSearchTool(), calendar, local, mail, hidden], [{ name: 'mcp__calendar', description: 'Calendar server' }])
+    const { dispatcher } = setupDispatch()
+    const names = (step: ReturnType<ToolRouter['buildStep']>) => step.specs.flatMap((s) => (s.kind === 'namespace' ? s.tools.map((t) => `${s.name}/${t.name}`) : [s.name]))
+    const first = router.buildStep()
+    await dispatcher.handleResponse(first, [{ type: 'tool_search_call', call_id: 's1', query: 'calendar', status: 'completed' }])
+    expect(names(first)).toEqual(['tool_search']) // frozen: the search's own step keeps its list
+    const second = router.buildStep()
+    // Only what the search returned (the namespaced create_event, not the local one of the same name, nor the mail tool).
+    expect(names(second)).toEqual(['tool_search', 'mcp__calendar/create_event'])
+    expect(second.specs[1]).toEqual({ kind: 'namespace', name: 'mcp__calendar', description: 'Calendar server', tools: [{ name: 'create_event', ...calendar.spec }] })
+    // Still shown in later steps, and after the tool set is replaced by one that has it.
+    router.setTools([toolSearchTool(), calendar, local, mail])
+    expect(names(router.buildStep())).toEqual(['tool_search', 'mcp__calendar/create_event'])
+    // A search the host runs shows the model nothing.
+    await dispatcher.invoke(router.buildStep(), { callId: 'h1', name: { name: 'tool_search' }, payload: { kind: 'tool_search', query: 'email' } })
+    expect(names(router.buildStep())).toEqual(['tool_search', 'mcp__calendar/create_event'])
+    await dispatcher.handleResponse(router.buildStep(), [{ type: 'tool_search_call', call_id: 's2', query: 'email', status: 'completed' }])
+    expect(names(router.buildStep())).toEqual(['tool_search', 'mcp__calendar/create_event', 'mcp__mail/send'])
+  })
+
   it('a call produced under step A runs with step A\'s tools after step B was built', async () => {
     const router = new ToolRouter([fnTool('lookup', async () => text('version A'))])
     const { dispatcher } = setupDispatch()
@@ -115,6 +140,55 @@ describe('dispatch', () => {
     expect(r.outputs.map((o) => o.output.kind)).toEqual(['aborted', 'aborted', 'aborted'])
     expect((r.outputs[0]?.output as { text: string }).text).toContain('partial a')
     expect(dispatcher.history.filter((h) => h.type === 'function_call_output')).toHaveLength(3)
+  })
+
+  it('a handler that ignores the abort: its call is aborted after the grace time, the handler finishes on its own (observed) and holds the lock till then', async () => {
+    const gate = deferred()
+    let finished = false
+    // Ignores ctx.signal, then fails late: the rejection must be observed (vitest fails a run on an unhandled one).
+    const stubborn = fnTool('stubborn', async () => {
+      await gate.promise
+      finished = true
+      throw new Error('late failure')
+    }, { parallel: false })
+    const after = fnTool('after', async () => text('after ran'), { parallel: false })
+    const router = new ToolRouter([stubborn, after])
+    const events: ToolEvent[] = []
+    const { dispatcher } = setupDispatch({ abortGraceMs: 50, onEvent: (e) => void events.push(e) })
+    const ac = new AbortController()
+    const handled = dispatcher.handleResponse(router.buildStep(), [fnCall('1', 'stubborn')], ac.signal)
+    await tick()
+    const abortedAt = Date.now()
+    ac.abort()
+    const r = await handled
+    expect(Date.now() - abortedAt).toBeLessThan(1000)
+    expect(r.outputs[0]?.output).toEqual({ kind: 'aborted', text: 'aborted: the call was canceled; its handler did not stop within 50 ms and was left to finish on its own' })
+    expect(finished).toBe(false)
+    expect(events.filter((e) => e.type === 'end').map((e) => (e as { output: string }).output)).toEqual(['aborted'])
+    // A non-parallel call waits for the lock the handler still holds.
+    let nextDone = false
+    const next = dispatcher.handleResponse(router.buildStep(), [fnCall('2', 'after')]).finally(() => (nextDone = true))
+    await new Promise((r) => setTimeout(r, 30))
+    expect(nextDone).toBe(false)
+    gate.resolve()
+    const r2 = await next
+    expect(finished).toBe(true)
+    expect(r2.outputs[0]?.output).toEqual(text('after ran'))
+  })
+
+  it('a handler that stops within the grace time gives its own partial output, not the grace-time one', async () => {
+    const slowStop = fnTool('slow_stop', async (_i, ctx) => {
+      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }))
+      await new Promise((r) => setTimeout(r, 20)) // reaping what it started
+      return text('partial output')
+    })
+    const { dispatcher } = setupDispatch({ abortGraceMs: 2000 })
+    const ac = new AbortController()
+    const handled = dispatcher.handleResponse(new ToolRouter([slowStop]).buildStep(), [fnCall('1', 'slow_stop')], ac.signal)
+    await tick()
+    ac.abort()
+    const r = await handled
+    expect(r.outputs[0]?.output).toEqual({ kind: 'aborted', text: 'aborted: the call was canceled before it finished\npartial output' })
   })
 
   it('an unknown tool is an unsupported output the model can read; a hosted tool is not dispatched', async () => {

@@ -15,7 +15,7 @@ import type { Enforcement } from '../../../../src/platform/enforcement.js'
 import type { RunOptions } from '../../../../src/sandbox/options.js'
 import type { SandboxResult } from '../../../../src/sandbox/result.js'
 import type { Sandbox } from '../../../../src/sandbox/sandbox.js'
-import { ToolRegistry } from '../../../../src/tools/registry.js'
+import { ToolRouter } from '../../../../src/tools/router.js'
 import type { ToolContext, ToolOutput } from '../../../../src/tools/types.js'
 
 const enforcement = { status: 'full', mechanisms: [], missing: [], notes: [] } as unknown as Enforcement
@@ -79,7 +79,7 @@ function harness() {
     signal: new AbortController().signal,
     callId: `call-${++calls}`,
     tool: { name: tool },
-    step: { id: 1, specs: [], registry: new ToolRegistry([]) },
+    step: new ToolRouter([]).buildStep(),
     postToolUse: async (origin, output) => (posts.push({ origin, output }), { output, context: ['from the hook'] }),
   })
   const text = (o: ToolOutput) => (o as { text: string }).text
