@@ -336,13 +336,16 @@ Napi::Value SealedMemfd(const Napi::CallbackInfo &info) {
 // do the same, but loading node:net and building a stream per descriptor is
 // ~8 ms of a one-shot `cordon run`. The reader owns `fd` from construction.
 // ref()/unref() keep or stop keeping the loop alive; close() stops early
-// (onData is not called again).
+// (onData is not called again); pause()/resume() stop and restart reading
+// (a spawn() caller that does not read its stream holds the command back
+// through the pipe instead of growing cordon's buffers: pipe(7) back-pressure).
 class FdReader : public Napi::ObjectWrap<FdReader> {
  public:
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "FdReader",
                        {InstanceMethod("ref", &FdReader::JsRef), InstanceMethod("unref", &FdReader::JsUnref),
-                        InstanceMethod("close", &FdReader::JsClose)});
+                        InstanceMethod("close", &FdReader::JsClose), InstanceMethod("pause", &FdReader::JsPause),
+                        InstanceMethod("resume", &FdReader::JsResume)});
   }
 
   explicit FdReader(const Napi::CallbackInfo &info) : Napi::ObjectWrap<FdReader>(info) {
@@ -409,9 +412,10 @@ class FdReader : public Napi::ObjectWrap<FdReader> {
     else self->Drain();
   }
 
+  // Until EAGAIN, end of file, or a pause from onData (checked before every read).
   void Drain() {
     static thread_local uint8_t buf[65536];
-    while (poll_) {
+    while (poll_ && !paused_) {
       ssize_t n = read(fd_, buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
@@ -504,8 +508,21 @@ class FdReader : public Napi::ObjectWrap<FdReader> {
     Finish(false);
     return info.Env().Undefined();
   }
+  Napi::Value JsPause(const Napi::CallbackInfo &info) {
+    if (poll_ && !paused_) paused_ = uv_poll_stop(poll_) == 0;
+    return info.Env().Undefined();
+  }
+  // libuv polls level-triggered: what arrived while paused is seen at once.
+  // A restart that fails ends the reader as an error would (onData(null)).
+  Napi::Value JsResume(const Napi::CallbackInfo &info) {
+    if (!poll_ || !paused_) return info.Env().Undefined();
+    paused_ = false;
+    if (uv_poll_start(poll_, UV_READABLE | UV_DISCONNECT, OnPoll) != 0) Finish(true);
+    return info.Env().Undefined();
+  }
 
   int fd_ = -1;
+  bool paused_ = false;
   uv_poll_t *poll_ = nullptr;
   napi_async_cleanup_hook_handle cleanup_ = nullptr;
   napi_ref onData_ = nullptr;

@@ -152,4 +152,8 @@ export interface NativeFdReader {
   unref(): void
   /** Stop reading and close the descriptor; `onData` is not called again. */
   close(): void
+  /** Stop reading until resume() (the writer blocks once the pipe is full); `onData` may be called from within it no more. */
+  pause(): void
+  /** Read again, what arrived meanwhile first. */
+  resume(): void
 }
