@@ -144,6 +144,62 @@ describe('FdReader', () => {
     expect(r.stderr).toContain('boom from onData')
   })
 
+  it('pause() from onData stops reading at once; what arrives while paused comes after resume(), in order', async () => {
+    const [r, w] = binding.pipe()
+    const got: string[] = []
+    let ended = false
+    let reader: ReturnType<typeof start> | undefined = undefined
+    reader = start(r, (c) => {
+      if (c === null) return void (ended = true)
+      got.push(c.toString())
+      reader!.pause() // from within the read loop: no second read before resume()
+    })
+    writeSync(w, 'one')
+    await new Promise((res) => setTimeout(res, 50))
+    expect(got).toEqual(['one'])
+    writeSync(w, 'two')
+    writeSync(w, 'three')
+    await new Promise((res) => setTimeout(res, 50))
+    expect(got).toEqual(['one']) // paused: nothing read
+    const written = 40_000 // below a pipe's 64 KiB: the writer does not block (what a full pipe does to it is pipe(7)'s)
+    writeSync(w, Buffer.alloc(written, 120))
+    await new Promise((res) => setTimeout(res, 50))
+    expect(got).toEqual(['one'])
+    reader.resume()
+    await new Promise((res) => setTimeout(res, 50))
+    expect(got.length).toBe(2) // one read after resume(), then paused again by onData
+    let all = got.slice(1).join('')
+    for (let i = 0; i < 200 && all.length < 'twothree'.length + written; i++) {
+      reader.resume()
+      await new Promise((res) => setTimeout(res, 5))
+      all = got.slice(1).join('')
+    }
+    expect(all).toBe('twothree' + 'x'.repeat(written))
+    binding.close(w)
+    for (let i = 0; i < 100 && !ended; i++) {
+      reader.resume()
+      await new Promise((res) => setTimeout(res, 5))
+    }
+    expect(ended).toBe(true)
+    expect(isOpen(r)).toBe(false)
+  })
+
+  it('pause() and resume() after the end, or twice in a row, do nothing', async () => {
+    const [r, w] = binding.pipe()
+    const { done, reader } = collect(r)
+    reader.pause()
+    reader.pause()
+    writeSync(w, 'a')
+    reader.resume()
+    reader.resume()
+    binding.close(w)
+    const { chunks, ends } = await done
+    expect(Buffer.concat(chunks).toString()).toBe('a')
+    expect(ends).toBe(1)
+    reader.pause()
+    reader.resume()
+  })
+
   it('rejects bad arguments with a TypeError (closing a descriptor it was given: it owns it) and one it cannot poll with EBADF', () => {
     const Ctor = binding.FdReader as unknown as new (...a: unknown[]) => unknown
     expect(() => new Ctor('3', () => {})).toThrow(TypeError)
