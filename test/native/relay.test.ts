@@ -7,11 +7,11 @@
  * descriptor left behind.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { loadNative } from '../../src/native/load.js'
+import { openFdCount, threadsNamed } from '../helpers/processes.js'
 import { describeWhere, unless } from '../helpers/requirements.js'
 import { removeTempDirs, tempDir } from '../helpers/temp.js'
 
@@ -79,17 +79,8 @@ function readAll(s: Socket): Promise<Buffer> {
 
 const closed = (s: Socket) => new Promise<Error | undefined>((r) => (s.destroyed ? r(undefined) : (s.once('error', (e) => r(e)), s.once('close', () => r(undefined)))))
 
-function relayThreads(): number {
-  return readdirSync('/proc/self/task').filter((t) => {
-    try {
-      return readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim() === 'cordon-relay'
-    } catch {
-      return false
-    }
-  }).length
-}
-
-const openFds = () => readdirSync('/proc/self/fd').length
+const relayThreads = () => threadsNamed('cordon-relay')
+const openFds = openFdCount
 
 describeWhere(unless(process.platform === 'linux', 'the native relay is Linux-only (splice, epoll)'), 'binding.relay', () => {
   it('refuses bad arguments: a TypeError, EBADF, EMSGSIZE for a prefix over 1 MiB; nothing is taken', () => {

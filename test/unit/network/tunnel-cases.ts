@@ -5,27 +5,19 @@
  * Servers on 127.0.0.2, reached by name through the proxy's `lookup`.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { buildNetworkLists } from '../../../src/network/policy.js'
 import { startNetworkProxy, type NetworkProxy } from '../../../src/network/proxy/proxy.js'
+import { openFdCount, threadsNamed } from '../../helpers/processes.js'
 import { removeTempDirs, tempDir } from '../../helpers/temp.js'
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex')
-const openFds = () => readdirSync('/proc/self/fd').length
 
-/** Threads of this process named by the addon's relay (native/linux/relay.c). */
-export function relayThreads(): number {
-  return readdirSync('/proc/self/task').filter((t) => {
-    try {
-      return readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim() === 'cordon-relay'
-    } catch {
-      return false
-    }
-  }).length
-}
+/** Threads of this process that are the addon's relay thread (native/linux/relay.c names it). */
+export const relayThreads = () => threadsNamed('cordon-relay')
+const openFds = openFdCount
 
 /** Everything a socket reads until its end (or close), as one Buffer. */
 function readAll(s: Socket, first: Buffer = Buffer.alloc(0)): Promise<Buffer> {
