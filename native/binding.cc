@@ -48,6 +48,7 @@ const char *errno_name(int err) {
     case ENOTDIR: return "ENOTDIR";
     case ENOTTY: return "ENOTTY";
     case EIO: return "EIO";
+    case ENOTSOCK: return "ENOTSOCK";
     default: return "EUNKNOWN";
   }
 }

@@ -342,6 +342,14 @@ static int copy_prefix(struct relay_dir *d, const uint8_t *data, size_t len) {
   return 0;
 }
 
+/* A stream socket (TCP or unix): splice would accept other files too, and a
+ * datagram socket would lose the message boundaries. */
+static int is_stream_socket(int fd) {
+  int type = 0;
+  socklen_t len = sizeof type;
+  return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM;
+}
+
 /* Our own, close-on-exec duplicate of a socket Node owns: Node closes its
  * descriptor right after the handoff; the connection lives on in ours (a
  * socket closes when its last descriptor does, close(2)). Non-blocking: a
@@ -411,6 +419,7 @@ int cordon_relay_start(int client, int upstream, const uint8_t *to_upstream, siz
                        const uint8_t *to_client, size_t to_client_len, struct cordon_err *e) {
   if (client < 0 || upstream < 0 || client == upstream) return fail(e, "relay (descriptors)", EBADF);
   if (to_upstream_len > CORDON_RELAY_MAX_PREFIX || to_client_len > CORDON_RELAY_MAX_PREFIX) return fail(e, "relay (prefix)", EMSGSIZE);
+  if (!is_stream_socket(client) || !is_stream_socket(upstream)) return fail(e, "getsockopt (SO_TYPE)", ENOTSOCK);
   pthread_once(&relay_once, relay_init);
   if (relay_init_err) return fail(e, "relay (start)", relay_init_err);
   /* The tunnel bound, reserved before anything is allocated. */

@@ -83,11 +83,17 @@ const relayThreads = () => threadsNamed('cordon-relay')
 const openFds = openFdCount
 
 describeWhere(unless(process.platform === 'linux', 'the native relay is Linux-only (splice, epoll)'), 'binding.relay', () => {
-  it('refuses bad arguments: a TypeError, EBADF, EMSGSIZE for a prefix over 1 MiB; nothing is taken', () => {
+  it('refuses bad arguments: a TypeError, EBADF, ENOTSOCK for a pipe, EMSGSIZE for a prefix over 1 MiB; nothing is taken', async () => {
     const { binding } = loadNative()
+    const [r, w] = binding.pipe()
+    const { outer, inner } = await pair('tcp')
+    expect(() => binding.relay!(r, fdOf(inner), EMPTY, EMPTY)).toThrow(expect.objectContaining({ code: 'ENOTSOCK' }))
+    for (const fd of [r, w]) binding.close(fd)
+    outer.destroy()
+    inner.destroy()
     expect(() => (binding.relay as unknown as (...a: unknown[]) => number)(1, 2, 'x', EMPTY)).toThrow(TypeError)
     expect(() => binding.relay!(-1, 5, EMPTY, EMPTY)).toThrow(expect.objectContaining({ code: 'EBADF' }))
-    expect(() => binding.relay!(0, 1, Buffer.alloc(1024 * 1024 + 1), EMPTY)).toThrow(expect.objectContaining({ code: 'EMSGSIZE' }))
+    expect(() => binding.relay!(7, 8, Buffer.alloc(1024 * 1024 + 1), EMPTY)).toThrow(expect.objectContaining({ code: 'EMSGSIZE' }))
   })
 
   it('moves 16 MiB each way at once, intact (sha256), and the record counts them', async () => {
