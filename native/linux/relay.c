@@ -86,6 +86,7 @@ struct relay_tunnel {
   struct relay_dir dir[2]; /* 0: client → upstream, 1: upstream → client */
   struct relay_end end[3];
   int closed, queued;      /* relay thread only */
+  int unheard;             /* the notification pipe's reader is gone: no record */
   struct relay_tunnel *next; /* the ready list or the list to free */
 };
 
@@ -194,8 +195,9 @@ static void tunnel_close(struct relay_tunnel *t, int err) {
   put_le(rec, t->dir[0].moved, 8);
   put_le(rec + 8, t->dir[1].moved, 8);
   put_le(rec + 16, (uint32_t)err, 4);
-  /* ≤ PIPE_BUF into an empty pipe: written whole or not at all (pipe(7)). */
-  if (write(t->notify, rec, sizeof rec) < 0) { /* nobody is listening any more */ }
+  /* ≤ PIPE_BUF into an empty pipe: written whole or not at all (pipe(7)).
+   * Not to a pipe without reader: that is EPIPE and a SIGPIPE for nothing. */
+  if (!t->unheard && write(t->notify, rec, sizeof rec) < 0) { /* the reader left meanwhile */ }
   for (int i = 0; i < 3; i++) {
     int fd = i == END_NOTIFY ? t->notify : t->sock[i];
     /* Explicitly: epoll forgets an fd only when its open file is released,
@@ -240,7 +242,10 @@ static void tunnel_event(struct relay_end *e, uint32_t events) {
   struct relay_tunnel *t = e->t;
   if (t->closed) return;
   /* JS closed its end of the notification pipe (the proxy is closing): cut. */
-  if (e->which == END_NOTIFY) return tunnel_close(t, ECONNABORTED);
+  if (e->which == END_NOTIFY) {
+    t->unheard = 1;
+    return tunnel_close(t, ECONNABORTED);
+  }
   /* A reset or another error on either side closes both. */
   int err = (events & EPOLLERR) ? socket_error(t->sock[e->which]) : 0;
   if (err) return tunnel_close(t, err);
