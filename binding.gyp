@@ -47,7 +47,8 @@
         ["OS=='linux'", {
           "sources": [
             "native/linux/probe.c", "native/linux/landlock-abi.c", "native/linux/seccomp-compile.c",
-            "native/linux/zygote-client.c", "native/linux/fdpass.c", "native/linux/pty.c"
+            "native/linux/zygote-client.c", "native/linux/fdpass.c", "native/linux/pty.c",
+            "native/linux/relay.c"
           ],
           "libraries": ["-l:libseccomp.a"],
           "cflags": ["<@(reproducible_cflags)"],

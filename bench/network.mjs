@@ -10,6 +10,7 @@
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { median } from './lib.mjs'
+import { benchNamespacePath, printNamespacePath } from './network-namespace.mjs'
 
 const MB = 1024 * 1024
 
@@ -74,7 +75,8 @@ async function workerMain() {
   parentPort.on('message', async ({ id, op, via, n }) => {
     try {
       let value
-      if (op === 'latency') {
+      if (op === 'port') value = port
+      else if (op === 'latency') {
         value = []
         for (let i = 0; i < n; i++) {
           const t = now()
@@ -91,7 +93,7 @@ async function workerMain() {
   parentPort.postMessage({ ready: true })
 }
 
-export async function benchNetwork({ requests = 500 } = {}) {
+export async function benchNetwork({ requests = 500, withNamespacePath = true } = {}) {
   const { startNetworkProxy } = await import('../dist/network/proxy/proxy.js')
   const { buildNetworkLists } = await import('../dist/network/policy.js')
   const proxy = await startNetworkProxy({
@@ -127,6 +129,7 @@ export async function benchNetwork({ requests = 500 } = {}) {
     }
     const rate = (xs) => median(xs.map((x) => x.bytes / MB / (x.ms / 1000)))
     const concurrentOk = await ask({ op: 'concurrent', via: proxy.port, n: 200 })
+    const namespacePath = withNamespacePath ? await benchNamespacePath(await ask({ op: 'port' })) : null
     return {
       directMs: median(direct),
       proxiedMs: median(proxied),
@@ -136,6 +139,7 @@ export async function benchNetwork({ requests = 500 } = {}) {
       bytesOk: [...dl.direct, ...dl.proxied].every((x) => x.bytes >= 100 * MB),
       concurrentOk,
       records: proxy.records.length,
+      namespacePath,
     }
   } finally {
     await worker.terminate()
@@ -153,4 +157,5 @@ export function printNetwork(r) {
   console.log(`  request on a new connection: direct ${r.directMs.toFixed(3)} ms, via proxy ${r.proxiedMs.toFixed(3)} ms, added ${r.addedMs.toFixed(3)} ms  ${r.addedMs <= 1 ? 'ok (≤ 1 ms)' : 'OVER (target ≤ 1 ms)'}`)
   console.log(`  100 MB through a CONNECT tunnel: direct ${r.directMBs.toFixed(0)} MB/s, via proxy ${r.proxiedMBs.toFixed(0)} MB/s (${pct.toFixed(0)} %)  ${pct >= 80 ? 'ok (≥ 80 %)' : 'UNDER (target ≥ 80 %)'}${r.bytesOk ? '' : '  SHORT DOWNLOAD'}`)
   console.log(`  200 concurrent tunnels: ${r.concurrentOk}/200 answered  ${r.concurrentOk === 200 ? 'ok' : 'DROPPED'}`)
+  printNamespacePath(r.namespacePath)
 }

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <uv.h>
+#include "linux/relay.h"
 #endif
 
 namespace {
@@ -47,6 +48,7 @@ const char *errno_name(int err) {
     case ENOTDIR: return "ENOTDIR";
     case ENOTTY: return "ENOTTY";
     case EIO: return "EIO";
+    case ENOTSOCK: return "ENOTSOCK";
     default: return "EUNKNOWN";
   }
 }
@@ -329,6 +331,22 @@ Napi::Value SealedMemfd(const Napi::CallbackInfo &info) {
   return Napi::Number::New(env, fd);
 }
 
+// relay(clientFd, upstreamFd, toUpstream, toClient) → the read end of the
+// tunnel's notification pipe (linux/relay.c): the addon's relay thread now
+// moves the bytes between duplicates of the two sockets, the prefixes first.
+Napi::Value Relay(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 4 || !info[0].IsNumber() || !info[1].IsNumber() || !info[2].IsBuffer() || !info[3].IsBuffer())
+    return ThrowTypeError(env, "relay(clientFd: number, upstreamFd: number, toUpstream: Buffer, toClient: Buffer)");
+  Napi::Buffer<uint8_t> up = info[2].As<Napi::Buffer<uint8_t>>();
+  Napi::Buffer<uint8_t> down = info[3].As<Napi::Buffer<uint8_t>>();
+  cordon_err e{};
+  int fd = cordon_relay_start(info[0].As<Napi::Number>().Int32Value(), info[1].As<Napi::Number>().Int32Value(), up.Data(),
+                              up.Length(), down.Data(), down.Length(), &e);
+  if (fd < 0) return ThrowCordonError(env, e);
+  return Napi::Number::New(env, fd);
+}
+
 // new FdReader(fd, onData): reads a descriptor the addon made (a launch's
 // status pipe, the zygote's event pipe) on Node's own event loop (uv_poll),
 // calling onData(chunk) per read and onData(null) once at end of file or on
@@ -607,15 +625,16 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("terminal", Napi::Function::New(env, Terminal, "terminal"));
   exports.Set("setTerminalSize", Napi::Function::New(env, SetTerminalSize, "setTerminalSize"));
   exports.Set("landlock", LandlockTable(env));
+  exports.Set("relay", Napi::Function::New(env, Relay, "relay"));
 #endif
   exports.Set("wire", Wire(env));
   // 2: FdReader, sealedMemfd; 3: wire, landlock; 4: compileSeccomp takes
   // action 'notify'; 5: openPty, terminal, setTerminalSize; 6: a launch
   // request carries a cgroup count and the cgroup.procs files last (wire.fd.
   // maxCgroups); 7: the launcher plan takes landlock.connectPorts and
-  // forwarder (network allowlist) (src/native/load.ts refuses an addon of
-  // another version).
-  exports.Set("abiVersion", Napi::Number::New(env, 7));
+  // forwarder (network allowlist); 8: relay (the proxy's native tunnel
+  // relay) (src/native/load.ts refuses an addon of another version).
+  exports.Set("abiVersion", Napi::Number::New(env, 8));
   return exports;
 }
 

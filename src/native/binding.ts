@@ -125,6 +125,16 @@ export interface NativeBinding {
   terminal(fd: number): NativeTerminal | null
   /** Linux: set a terminal's window size (TIOCSWINSZ); its foreground group gets SIGWINCH. */
   setTerminalSize(fd: number, rows: number, cols: number): void
+  /**
+   * Linux: relay two connected stream sockets (TCP or unix) on the addon's
+   * relay thread (native/linux/relay.c) — duplicates of `clientFd` and
+   * `upstreamFd`, so the caller closes its own; `toUpstream`/`toClient` are
+   * sent first. Returns the read end of a pipe that carries one record
+   * (bytes each way, the errno that ended the tunnel) and then ends when the
+   * tunnel is over; closing it cuts the tunnel. Throws EAGAIN past the
+   * tunnel bound, EMSGSIZE for a prefix over 1 MiB.
+   */
+  relay?(clientFd: number, upstreamFd: number, toUpstream: Buffer, toClient: Buffer): number
   /** Linux: the Landlock rights of each ABI. */
   landlock: NativeLandlockTable
   /** Windows: the OS version and whether this is Wine. */

@@ -1,5 +1,5 @@
 /** Watching processes the tests start (Linux: reads /proc). */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 
 /** True once `pid` is gone or a zombie (killed, waiting to be reaped by init). */
 export function dead(pid: number): boolean {
@@ -15,3 +15,17 @@ export async function eventually(check: () => boolean, ms = 5000): Promise<boole
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (check()) return true
   return check()
 }
+
+/** Threads of this process with the name `comm` (the addon names its relay thread "cordon-relay"). */
+export function threadsNamed(comm: string): number {
+  return readdirSync('/proc/self/task').filter((t) => {
+    try {
+      return readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim() === comm
+    } catch {
+      return false
+    }
+  }).length
+}
+
+/** Descriptors open in this process now. */
+export const openFdCount = (): number => readdirSync('/proc/self/fd').length

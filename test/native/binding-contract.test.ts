@@ -77,11 +77,12 @@ describe('probe()', () => {
 })
 
 describe('module', () => {
-  it('exports probe, hardenSelf and abiVersion 7 (FdReader, sealedMemfd; wire, landlock; notify rules; openPty, terminal, setTerminalSize; cgroup.procs fds; launcher plan connectPorts and forwarder)', () => {
+  it('exports probe, hardenSelf and abiVersion 8 (FdReader, sealedMemfd; wire, landlock; notify rules; openPty, terminal, setTerminalSize; cgroup.procs fds; launcher plan connectPorts and forwarder; relay)', () => {
     expect(typeof binding.probe).toBe('function')
     expect(typeof binding.hardenSelf).toBe('function')
-    expect(binding.abiVersion).toBe(7)
+    expect(binding.abiVersion).toBe(8)
     expect(typeof binding.FdReader).toBe('function')
+    expect(typeof binding.relay).toBe('function')
     expect(typeof binding.sealedMemfd).toBe('function')
     for (const f of [binding.openPty, binding.terminal, binding.setTerminalSize]) expect(typeof f).toBe('function')
   })

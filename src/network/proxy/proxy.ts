@@ -16,6 +16,7 @@ import type { ProxyRequestRecord } from '../../platform/enforcement.js'
 import { requireCredential } from './credential.js'
 import { NetworkGate, type GateOptions } from './gate.js'
 import { createHttpFront } from './http-front.js'
+import { HANDED_OFF, type NativeTunnel } from './native-relay.js'
 import { serveSocks5 } from './socks5.js'
 
 export type { GateOptions, LookupFunction, NetworkAnswer, NetworkAsk } from './gate.js'
@@ -63,11 +64,16 @@ function listen(server: Server, where: { port: number; host: string } | { path: 
 export async function startNetworkProxy(options: GateOptions & { port?: number; socketPath?: string; token?: string }): Promise<NetworkProxy> {
   const gate = new NetworkGate(options)
   const { server: http, agent } = createHttpFront(gate, options.token)
-  const sockets = new Set<Socket>()
+  // Open connections, and the tunnels the native relay carries on without their socket: close() cuts both.
+  const sockets = new Set<{ destroy(): void }>()
   const make = (token: string | undefined): Server => {
     const server = createServer({ noDelay: true }, (socket) => {
       sockets.add(socket)
       socket.once('close', () => sockets.delete(socket))
+      socket.once(HANDED_OFF, (tunnel: NativeTunnel) => {
+        sockets.add(tunnel)
+        void tunnel.done.then(() => sockets.delete(tunnel))
+      })
       dispatch(gate, http, socket, token)
     })
     // The proxy must never keep the caller's process alive on its own.

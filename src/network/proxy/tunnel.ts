@@ -4,11 +4,18 @@
  * (protocols where the server speaks first work); the client's first bytes
  * are held until they show whether they are a TLS ClientHello, and a hello
  * naming another host than the approved one closes the tunnel before any
- * of it reaches the server.
+ * of it reaches the server. Once they are judged, the tunnel moves to the
+ * addon's native relay where there is one (native-relay.ts); the relay
+ * below stays for the rest.
+ *
+ * Both sockets are half-open capable (allowHalfOpen): a client that ends its
+ * side still gets the server's answer — end follows end, one direction at a
+ * time, as in the native relay.
  */
 import { connect, type Socket } from 'node:net'
 import type { ProxyRequestRecord } from '../../platform/enforcement.js'
 import { canonicalHost } from '../host-pattern.js'
+import { canHandOff, flushed, handOff, nativeRelay, type RelayBinding } from './native-relay.js'
 import { MAX_HELLO_BYTES, parseClientHelloSni } from './sni.js'
 
 export interface TunnelTarget {
@@ -33,16 +40,26 @@ export interface TunnelReplies {
  */
 const RELAY_BUFFER = 1024 * 1024
 
-function relay(from: Socket, to: Socket): void {
-  from.on('data', (chunk: Buffer) => {
+/** Start relaying; the function returned stops it, leaving `from` paused (a pending 'drain' no longer resumes it). */
+function relay(from: Socket, to: Socket): () => void {
+  let stopped = false
+  const onData = (chunk: Buffer) => {
     to.write(chunk)
     if (to.writableLength > RELAY_BUFFER) {
       from.pause()
-      to.once('drain', () => from.resume())
+      to.once('drain', () => stopped || from.resume())
     }
-  })
-  from.once('end', () => to.end())
+  }
+  const onEnd = () => to.end()
+  from.on('data', onData)
+  from.once('end', onEnd)
   from.resume()
+  return () => {
+    stopped = true
+    from.off('data', onData)
+    from.off('end', onEnd)
+    from.pause()
+  }
 }
 
 /** Mark an allowed request refused after the fact (an SNI check), for the report. */
@@ -54,30 +71,76 @@ function refuseLate(record: ProxyRequestRecord, reason: string): void {
 }
 
 export function openTunnel(client: Socket, head: Buffer, target: TunnelTarget, replies: TunnelReplies): void {
-  const upstream = connect({ host: target.address, port: target.port })
+  const upstream = connect({ host: target.address, port: target.port, allowHalfOpen: true })
   upstream.setNoDelay(true)
   client.setNoDelay(true)
+  client.allowHalfOpen = true // read at each 'end' (node:stream): not given at accept time, which served the proxy's own replies
   const closeBoth = () => {
     client.destroy()
     upstream.destroy()
   }
+  const onClientClose = () => upstream.destroy()
+  const onUpstreamClose = () => client.end()
   client.on('error', closeBoth)
-  client.on('close', () => upstream.destroy())
+  client.on('close', onClientClose)
   upstream.once('error', (err: NodeJS.ErrnoException) => {
     if (upstream.connecting) replies.fail(`cannot connect to ${target.host}:${target.port} (${err.code ?? err.message})`)
     closeBoth()
   })
   upstream.once('connect', () => {
     upstream.on('error', closeBoth)
-    upstream.on('close', () => client.end())
+    upstream.on('close', onUpstreamClose)
     replies.ok()
-    relay(upstream, client)
-    holdFirstBytes(client, head, target, upstream, closeBoth)
+    const stopDown = relay(upstream, client)
+    holdFirstBytes(client, head, target, closeBoth, (held) => {
+      const tunnel = { client, upstream, held, stopDown, closeBoth }
+      const native = nativeRelay()
+      if (!native || !canHandOff(client, upstream)) return relayUp(tunnel)
+      // The hand-over replaces these: a destroyed socket must not cut the other.
+      const detach = () => {
+        client.off('close', onClientClose)
+        upstream.off('close', onUpstreamClose)
+      }
+      moveToNative(tunnel, native, detach)
+    })
   })
 }
 
-/** Read the client until its first bytes are judged, then relay everything. */
-function holdFirstBytes(client: Socket, head: Buffer, target: TunnelTarget, upstream: Socket, closeBoth: () => void): void {
+interface Tunnel {
+  client: Socket
+  upstream: Socket
+  /** The client's judged first bytes, not yet sent upstream. */
+  held: Buffer
+  stopDown: () => void
+  closeBoth: () => void
+}
+
+/** The JS relay for the client's side too: the held bytes first. */
+function relayUp(t: Tunnel): void {
+  t.upstream.write(t.held)
+  relay(t.client, t.upstream)
+}
+
+/**
+ * Stop Node reading, let its writes reach the kernel, then hand the sockets
+ * to the native relay (native-relay.ts says why in this order). When the
+ * addon refuses, the JS relay carries on with the bytes taken.
+ */
+function moveToNative(t: Tunnel, native: RelayBinding, detach: () => void): void {
+  t.stopDown()
+  t.client.pause()
+  Promise.all([flushed(t.client), flushed(t.upstream)]).then(() => {
+    if (t.client.destroyed || t.upstream.destroyed) return // an error closed both meanwhile
+    const r = handOff(native, t.client, t.upstream, t.held, detach)
+    if (!('toUpstream' in r)) return
+    t.client.write(r.toClient)
+    relay(t.upstream, t.client)
+    relayUp({ ...t, held: r.toUpstream })
+  }, t.closeBoth)
+}
+
+/** Read the client until its first bytes are judged, then pass them on. */
+function holdFirstBytes(client: Socket, head: Buffer, target: TunnelTarget, closeBoth: () => void, proceed: (held: Buffer) => void): void {
   let held = head
   const judge = (): boolean => {
     const sni = parseClientHelloSni(held)
@@ -89,8 +152,7 @@ function holdFirstBytes(client: Socket, head: Buffer, target: TunnelTarget, upst
       return true
     }
     client.off('data', onData)
-    upstream.write(held)
-    relay(client, upstream)
+    proceed(held)
     return true
   }
   const onData = (chunk: Buffer) => {
