@@ -232,6 +232,24 @@ Napi::Value Close(const Napi::CallbackInfo &info) {
   return env.Undefined();
 }
 
+// dup(fd) → a close-on-exec copy of a descriptor the addon made, above the
+// standard ones (F_DUPFD_CLOEXEC, fcntl(2)). A PTY master is read through a
+// copy: the reader closes its copy at the end of output, and the terminal
+// is hung up only when the master itself closes (pty.ts).
+Napi::Value Dup(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsNumber()) return ThrowTypeError(env, "dup(fd: number)");
+  int fd = fcntl(info[0].As<Napi::Number>().Int32Value(), F_DUPFD_CLOEXEC, 3);
+  if (fd < 0) {
+    cordon_err e{};
+    e.step = "terminal";
+    e.syscall = "fcntl(F_DUPFD_CLOEXEC)";
+    e.err = errno;
+    return ThrowCordonError(env, e);
+  }
+  return Napi::Number::New(env, fd);
+}
+
 // openNoFollow(path) → an O_PATH fd for an absolute path reached without following a symlink.
 Napi::Value OpenNoFollow(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
@@ -616,6 +634,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("seqpacketPair", Napi::Function::New(env, SeqpacketPair, "seqpacketPair"));
   exports.Set("zygoteCall", Napi::Function::New(env, ZygoteCall, "zygoteCall"));
   exports.Set("close", Napi::Function::New(env, Close, "close"));
+  exports.Set("dup", Napi::Function::New(env, Dup, "dup"));
   exports.Set("openNoFollow", Napi::Function::New(env, OpenNoFollow, "openNoFollow"));
   exports.Set("spawnZygote", Napi::Function::New(env, SpawnZygote, "spawnZygote"));
   exports.Set("reap", Napi::Function::New(env, Reap, "reap"));

@@ -103,6 +103,8 @@ export interface NativeBinding {
   reap(pid: number): boolean
   /** Linux: close a descriptor the addon made. */
   close(fd: number): void
+  /** Linux: a close-on-exec copy of a descriptor the addon made (F_DUPFD_CLOEXEC). */
+  dup(fd: number): number
   /** An O_PATH fd for an absolute path reached without following any symlink (throws ELOOP/ENOTDIR/ENOENT otherwise). */
   openNoFollow(path: string): number
   /** Linux: one zygote request with its descriptors; the int32 reply (pid, 0 or -errno). */

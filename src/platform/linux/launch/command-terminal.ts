@@ -7,7 +7,7 @@
  *
  * cordon reads the master: every chunk goes to the result (at most
  * `maxBuffer` bytes, as for a pipe) and to the caller's listeners. There is
- * no backpressure: the addon's reader has no pause, so a listener that
+ * no backpressure (the terminal's reader is never paused), so a listener that
  * cannot keep up buffers itself (unified exec keeps a head and a tail).
  */
 import type { CommandTerminal, TerminalSize } from '../../backend.js'

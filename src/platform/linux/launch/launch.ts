@@ -306,11 +306,15 @@ function terminalFor(kinds: readonly ['pipe' | 'ignore' | 'inherit', LaunchSpec[
  */
 const TERMINAL_DRAIN_MS = 2000
 
-/** Once the command has ended, its terminal's output gets TERMINAL_DRAIN_MS to end too. */
+/**
+ * Once the command has ended, its terminal's output gets TERMINAL_DRAIN_MS
+ * to end too; the terminal is closed (hung up) only when both have ended —
+ * never while the command may still run (pty.ts, read()).
+ */
 function drainAfter(pty: Pty, exited: Promise<unknown>): void {
   void exited.then(() => {
     const timer = setTimeout(() => pty.close(), TERMINAL_DRAIN_MS).unref()
-    void pty.ended.then(() => clearTimeout(timer))
+    void pty.ended.then(() => (clearTimeout(timer), pty.close()))
   })
 }
 

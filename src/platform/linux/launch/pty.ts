@@ -12,6 +12,7 @@
  *   pty.read((chunk) => …)                 // until every slave end is closed
  *   pty.write('ls\r')                      // queued, never blocks
  *   await pty.ended                        // all output delivered (or close() called)
+ *   pty.close()                            // once the command has ended: hangs up the terminal
  *
  * Why the end is reliable: the master reads EIO once no process holds the
  * slave any more, after everything written to it has been read. The
@@ -31,7 +32,10 @@ export class Pty {
   private finish!: () => void
   private reader: NativeFdReader | undefined
   private readonly input: FdWriter
+  /** Writes and output: until the output ends or close(). */
   private open = true
+  /** The master itself: until close(). */
+  private masterOpen = true
 
   private constructor(
     /** The master: cordon's end. Owned by this object, closed at the end. */
@@ -64,12 +68,22 @@ export class Pty {
     this.slaveFd = undefined
   }
 
-  /** Deliver the command's output; `ended` resolves after the last chunk. Call once. */
+  /**
+   * Deliver the command's output; `ended` resolves after the last chunk.
+   * Call once. The output ends at EIO: no slave end is open any more.
+   *
+   * The reader reads a copy of the master and closes only that copy at the
+   * end; the master stays open until close(). Why: closing the master hangs
+   * up the terminal, and the kernel sends SIGHUP to the session's leader —
+   * the command. A command can close its last terminal descriptor and still
+   * be running (GNU cat closes 0, 1 and 2 before it exits): a hang-up then
+   * killed it, and the run ended "killed by SIGHUP" instead of exit 0. The
+   * owner closes the master once the command's end is known (launch.ts).
+   */
   read(onData: (chunk: Buffer) => void): void {
     if (!this.open || this.reader) return
-    // FdReader closes the master at the end; EIO, the slave side all
-    // closed, is that end.
-    this.reader = new (loadNative().binding.FdReader)(this.master, (chunk) => {
+    const { binding } = loadNative()
+    this.reader = new binding.FdReader(binding.dup(this.master), (chunk) => {
       if (chunk) onData(chunk)
       else this.end()
     })
@@ -90,16 +104,17 @@ export class Pty {
     }
   }
 
-  /** Stop now: unread output is dropped, and the command's terminal is hung up once nothing else holds the master. */
+  /** Stop now: unread output is dropped, and the command's terminal is hung up (the master closed). */
   close(): void {
-    if (!this.open) return
-    if (this.reader) this.reader.close()
-    else closeQuietly(this.master)
+    this.reader?.close()
+    if (this.masterOpen) closeQuietly(this.master)
+    this.masterOpen = false
     this.end()
   }
 
+  /** The output has ended (or close()): no more writes; the master itself stays open until close(). */
   private end(): void {
-    // The reader has closed the master: never write to that number again.
+    if (!this.open) return
     this.open = false
     this.input.close()
     this.releaseSlave()

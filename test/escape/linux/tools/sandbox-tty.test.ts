@@ -68,6 +68,19 @@ describeModes((mode) => {
     }
   })
 
+  it('a command that closes its terminal before it exits keeps its exit status (the terminal is not hung up under it)', async () => {
+    const sb = createSandbox({ cwd: tempDir('tty-closer'), mode })
+    try {
+      // The shell is the session leader: it closes 0, 1, 2 and lives on. Hanging the terminal up
+      // once its output ended (EIO at the master) sent it SIGHUP: "killed by SIGHUP", not exit 3.
+      const r = await sb.spawn('sh', ['-c', 'echo ready; exec 0<&- 1>&- 2>&-; sleep 0.2; exit 3'], { tty: { rows: 24, cols: 80 }, timeout: 20_000 })
+      expect(r).toMatchObject({ exitCode: 3, signal: null, timedOut: false })
+      expect(r.stdout).toContain('ready')
+    } finally {
+      sb.close()
+    }
+  })
+
   it('a write outside the write roots is still denied inside the terminal session (and works unconfined)', async () => {
     const ws = tempDir('tty-deny-ws')
     const outside = tempDir('tty-deny-out')
