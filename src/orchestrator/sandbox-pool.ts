@@ -99,8 +99,10 @@ export function sharedOptions(options: SandboxOptions): { key: string; pinned: (
   // process.env is read as a whole, as a sandbox snapshots it (its values are strings: JSON keeps them exactly).
   const env = options.env === undefined ? JSON.stringify(process.env) : undefined
   // os.tmpdir(), where the sandbox's $TMPDIR is made, is a function of TMPDIR, TMP and TEMP: part of `env` when that is given.
-  const key = plainJson([options, cwd, env ?? tmpdir()])
-  if (key === undefined) return undefined
+  // The environment's JSON goes into the key as it is: not escaped into a second JSON string.
+  const head = plainJson([options, cwd, env === undefined ? tmpdir() : null])
+  if (head === undefined) return undefined
+  const key = env === undefined ? head : `${head}\n${env}`
   return { key, pinned: () => ({ ...options, cwd, env: env === undefined ? options.env : (JSON.parse(env) as Record<string, string>) }) }
 }
 
