@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { describeWhere, unless } from '../../helpers/requirements.js'
 import { buildIdLine, buildIdOf, cacheFileFor, loadBundle, makeCodeCache } from '../../../src/cli/code-cache.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'cordon-code-cache-test-'))
@@ -64,7 +65,7 @@ describe('code cache', () => {
   })
 })
 
-describe("the build's warm-up of run.cjs", () => {
+describeWhere(unless(process.platform === 'linux', 'plans a Landlock-mode run and lists this process\'s children in /proc: Linux only'), "the build's warm-up of run.cjs", () => {
   it('plans a run with the given flags and starts nothing: the same report as the sandbox it describes', async () => {
     const { planFromArgs } = await import('../../../src/cli/run.js')
     const { createSandbox } = await import('../../../src/sandbox/sandbox.js')
