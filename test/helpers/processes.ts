@@ -29,3 +29,17 @@ export function threadsNamed(comm: string): number {
 
 /** Descriptors open in this process now. */
 export const openFdCount = (): number => readdirSync('/proc/self/fd').length
+
+/** Host pids with `arg` as one whole argument of their command line (a pid namespace hides nothing from the host's /proc). */
+export function pidsWithArg(arg: string): number[] {
+  const out: number[] = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0').includes(arg)) out.push(Number(name))
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out
+}

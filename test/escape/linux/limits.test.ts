@@ -11,7 +11,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { randomInt } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
+import { pidsWithArg } from '../../helpers/processes.js'
 import { join } from 'node:path'
 import { beforeAll, afterAll, describe, expect, it, type TestContext } from 'vitest'
 import { describeEscape, Escape, outcomeOf } from '../../helpers/escape.js'
@@ -26,19 +26,6 @@ const PIDS = 64
 const MEMORY = 64 << 20
 const DELEGATE_FIX = 'run the tests as root, or the caller in a delegated cgroup (systemd-run --user --scope -p Delegate=yes)'
 
-/** Pids of processes whose command line contains `marker`. */
-function withMarker(marker: string): number[] {
-  const out: number[] = []
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0').includes(marker)) out.push(Number(name))
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  return out
-}
 
 /** A `sleep` argument no other process has: found in /proc afterwards. */
 const uniqueSeconds = () => `${300 + randomInt(1000)}.${randomInt(1_000_000)}`
@@ -111,7 +98,7 @@ describeEscape(
         expect(r.error, JSON.stringify(r.error)).toBeUndefined()
         expect(Date.now() - started).toBeLessThan(20_000)
         expect(events(r)?.pidsLimitHit).toBeGreaterThan(0)
-        expect(withMarker(marker)).toEqual([])
+        expect(pidsWithArg(marker)).toEqual([])
       }, 60_000)
 
       it('a memory hog is OOM-killed at the memory limit and the result says so; unconfined it allocates', async (ctx) => {
@@ -138,11 +125,11 @@ describeEscape(
         const secs = uniqueSeconds()
         const confined = await e.confined(limits('daemon', secs))
         expect(outcomeOf(confined)).toBe('OK')
-        expect(withMarker(secs)).toEqual([])
+        expect(pidsWithArg(secs)).toEqual([])
         const plainSecs = uniqueSeconds()
         const plain = await e.unconfined(limits('daemon', plainSecs))
         expect(outcomeOf(plain)).toBe('OK')
-        const left = withMarker(plainSecs)
+        const left = pidsWithArg(plainSecs)
         for (const pid of left) process.kill(pid, 'SIGKILL')
         expect(left.length).toBe(1)
       }, 60_000)

@@ -6,28 +6,14 @@
  * before the output is final. The same command unaborted shows the
  * background process is really there. Runs in both modes.
  */
-import { readdirSync, readFileSync } from 'node:fs'
 import { afterAll, expect, it } from 'vitest'
 import { createOrchestrator } from '../../../../src/orchestrator/index.js'
 import { Dispatcher, shellTool, ToolRouter, type ResponseItem } from '../../../../src/index.js'
-import { dead } from '../../../helpers/processes.js'
+import { dead, pidsWithArg } from '../../../helpers/processes.js'
 import { describeModes, removeTempDirs, tempDir } from '../orchestrator/env.js'
 
 afterAll(removeTempDirs)
 
-/** Host pids whose command line holds `token` (the sandbox's pid namespace hides nothing from the host's /proc). */
-function pidsWith(token: string): number[] {
-  const out: number[] = []
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(token)) out.push(Number(name))
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out
-}
 
 async function until(check: () => boolean, ms: number): Promise<boolean> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (check()) return true
@@ -48,8 +34,8 @@ describeModes((mode) => {
     const token = `${4000 + Math.floor(Math.random() * 999)}.${process.pid}`
     const ac = new AbortController()
     const handled = dispatcher.handleResponse(router.buildStep(), [call('1', ['sh', '-c', `sleep ${token} & echo started; wait`])], ac.signal)
-    expect(await until(() => pidsWith(token).length > 0, 15_000)).toBe(true)
-    const running = pidsWith(token)
+    expect(await until(() => pidsWithArg(token).length > 0, 15_000)).toBe(true)
+    const running = pidsWithArg(token)
     ac.abort()
     const r = await handled
     expect(r.outputs[0]?.output.kind).toBe('aborted')
