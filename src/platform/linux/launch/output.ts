@@ -77,11 +77,11 @@ export class Collector {
 }
 
 /** Loaded only by a run that hands out streams: a `run()` does not need it. */
-let streamModule: typeof import('node:stream') | undefined
-function streamModules(): { stream: typeof import('node:stream') } {
+let readable: typeof import('node:stream').Readable | undefined
+function readableClass(): typeof import('node:stream').Readable {
   // (createRequire itself costs ~15 µs: once, not per spawn)
-  streamModule ??= createRequire(import.meta.url)('node:stream') as typeof import('node:stream')
-  return { stream: streamModule }
+  readable ??= (createRequire(import.meta.url)('node:stream') as typeof import('node:stream')).Readable
+  return readable
 }
 
 /**
@@ -121,7 +121,7 @@ function pipe(fd: number | undefined, collector: Collector, opts: OutputOptions)
     return { mirror: undefined, ended }
   }
   let source: PipeControl | undefined
-  const mirror = new Mirror(streamModules().stream.Readable, opts.max, { pause: () => source?.pause(), resume: () => source?.resume() })
+  const mirror = new Mirror(readableClass(), opts.max, { pause: () => source?.pause(), resume: () => source?.resume() })
   source = readerSource(
     fd,
     (d) => (collector.take(d), mirror.push(d)),
