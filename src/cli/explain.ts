@@ -29,6 +29,7 @@ export function explainCommand(argv: readonly string[], io: Io): number {
   try {
     sb = createSandbox(sandboxOptions(p))
   } catch (err) {
+    if (err instanceof UsageError) return reportUsage(EXPLAIN, err, json, io)
     return reportError(EXPLAIN.name, err, json, io, EXIT.setup)
   }
   try {
@@ -39,6 +40,7 @@ export function explainCommand(argv: readonly string[], io: Io): number {
     }
     io.stdout(`mode: ${e.mode} (${e.modeReason})\nstatus: ${e.status}\n`)
     io.stdout(`${platformLine(e.platform)}; network: ${e.network}\n`)
+    if (e.proxy) io.stdout(`network allow: ${e.proxy.allow.join(', ') || '(none)'}\nnetwork deny: ${e.proxy.deny.join(', ') || '(none)'}\n`)
     io.stdout(`read: ${e.filesystem.readAll ? 'all' : e.filesystem.readRoots.join(', ')}\nwrite: ${e.filesystem.writeRoots.join(', ')}\n`)
     io.stdout(`deny read: ${e.filesystem.denyRead.join(', ') || '(none)'}\nprotected: ${e.filesystem.protected.join(', ') || '(none)'}\n`)
     for (const m of e.missing) io.stdout(`missing: ${m.protection} — ${m.reason}${m.fix ? ` (fix: ${m.fix})` : ''}\n`)

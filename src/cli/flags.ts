@@ -90,6 +90,19 @@ const sandboxFlags: readonly Flag[] = [
   { name: '--deny-read', value: 'PATH', repeatable: true, description: "Keep PATH unreadable even where the profile allows reading; may be a glob (`'${cwd}/**/.env'`)." },
   { name: '--network', value: 'off|on', choices: ['off', 'on'], default: "the profile's: off, on for full-access", description: 'Whether the command may open network sockets.' },
   {
+    name: '--allow-host',
+    value: 'HOST',
+    repeatable: true,
+    description:
+      "Let the command reach HOST (`registry.npmjs.org`, `*.github.com` for the names below github.com, an IP address; an optional `:PORT`) through cordon's network proxy, and nothing else: the network becomes an allowlist — the profile's own, if it has one, with HOST added (docs/network.md). Not with `--network`.",
+  },
+  {
+    name: '--deny-host',
+    value: 'HOST',
+    repeatable: true,
+    description: 'Refuse HOST (same forms as `--allow-host`) even where an allow entry covers it: deny wins. Makes the network an allowlist, as `--allow-host` does.',
+  },
+  {
     name: '--mode',
     value: 'auto|namespaces|landlock',
     choices: ['auto', 'namespaces', 'landlock'],

@@ -8,6 +8,8 @@
 import { constants } from 'node:os'
 import { SetupError } from '../errors.js'
 import { createSandbox } from '../sandbox/sandbox.js'
+import { parseHostPattern } from '../network/host-pattern.js'
+import { loadProfile } from '../profile/profiles.js'
 import { hardenProcess } from '../harden.js'
 import type { SandboxOptions } from '../sandbox/options.js'
 import type { SandboxResult } from '../sandbox/result.js'
@@ -21,12 +23,40 @@ import { reportError, reportUsage } from './report.js'
 /** The longest timer Node keeps (a longer one fires after 1 ms). */
 const MAX_TIMEOUT = 2 ** 31 - 1
 
+/**
+ * The run's network from `--network` and the host flags. `--allow-host` /
+ * `--deny-host` make it an allowlist (docs/network.md): the profile's own
+ * allowlist, if it has one, with these entries added — a profile's `off`,
+ * `inet` or `on` is replaced by the hosts named. Together with `--network`
+ * they are a usage error: which of the two was meant cannot be guessed.
+ */
+function networkOption(p: Parsed, profile: string | undefined): SandboxOptions['network'] {
+  const level = one(p, '--network') as SandboxOptions['network']
+  const allow = p.values['--allow-host'] ?? []
+  const deny = p.values['--deny-host'] ?? []
+  if (allow.length === 0 && deny.length === 0) return level
+  if (level !== undefined) throw new UsageError(`--network ${String(level)} cannot be combined with --allow-host or --deny-host (those make the network an allowlist)`)
+  // A bad entry is a mistake on the command line (exit 64), named by its flag, before any profile is read.
+  for (const [flag, hosts] of [['--allow-host', allow], ['--deny-host', deny]] as const) {
+    for (const h of hosts) {
+      try {
+        parseHostPattern(h, `${flag} ${h}`)
+      } catch (e) {
+        throw new UsageError((e as Error).message) // names the flag and the entry (its `where`)
+      }
+    }
+  }
+  const own = loadProfile(profile ?? 'workspace-write').network
+  const base = typeof own === 'object' ? own : { allow: [], deny: [] }
+  return { allow: [...base.allow, ...allow], deny: [...base.deny, ...deny] }
+}
+
 /** The sandbox options of parsed `run`/`explain` flags (their values are already checked against the table). */
 export function sandboxOptions(p: Parsed): SandboxOptions {
   const profile = one(p, '--profile')
   const cwd = one(p, '--cwd')
   const compat = one(p, '--compat') as SandboxOptions['compat']
-  const network = one(p, '--network') as SandboxOptions['network']
+  const network = networkOption(p, profile)
   return {
     ...(profile ? { profile } : {}),
     ...(cwd ? { cwd } : {}),
@@ -100,7 +130,9 @@ export async function runCommand(argv: readonly string[], io: Io): Promise<numbe
   try {
     parsed = runArgs(p)
   } catch (err) {
-    return reportUsage(RUN, err as UsageError, json, io)
+    // The host flags read the profile: a bad one is a setup failure (125), as it is without them.
+    if (err instanceof UsageError) return reportUsage(RUN, err, json, io)
+    return reportError(RUN.name, err, json, io, EXIT.setup)
   }
   try {
     hardenProcess()

@@ -92,6 +92,13 @@ describe('cordon run', () => {
     expect(await cordon(['run', '--', 'test', '-e', marker]).then((x) => x.code)).toBe(1)
   })
 
+  it('--allow-host reads the profile to add to its allowlist: a profile that cannot be read is a setup failure (125), not a usage error', async () => {
+    const r = await cordon(['run', '--profile', join(work, 'no-such-profile.json'), '--allow-host', 'registry.npmjs.org', '--', 'true'])
+    expect(r.code).toBe(125)
+    expect(r.stderr).toContain('no-such-profile.json')
+    expect(r.stderr).not.toContain('usage:')
+  })
+
   it('--network on lets the command open sockets; off refuses them', async () => {
     const probe = ['python3', '-c', 'import socket; socket.socket(); print("socket ok")']
     expect((await cordon(['run', '--network', 'on', '--', ...probe])).stdout).toContain('socket ok')

@@ -25,7 +25,7 @@ const marker = join(work, 'must-not-exist')
 const touch = ['--', 'touch', marker]
 afterEach(() => rmSync(marker, { force: true }))
 
-const RUN_FLAGS = ['--profile', '--read', '--write', '--deny-read', '--network', '--mode', '--compat', '--cwd', '--timeout', '--json', '--help', '-h']
+const RUN_FLAGS = ['--profile', '--read', '--write', '--deny-read', '--network', '--allow-host', '--deny-host', '--mode', '--compat', '--cwd', '--timeout', '--json', '--help', '-h']
 const FLAGS: Record<string, string[]> = {
   run: RUN_FLAGS,
   explain: RUN_FLAGS,
@@ -40,6 +40,11 @@ describe('usage errors exit 64 in every subcommand, say why on stderr and run no
     ['run', '--'],
     ['run', '--mode', 'bogus', ...touch],
     ['run', '--network', 'maybe', ...touch],
+    ['run', '--allow-host', '*', ...touch],
+    ['run', '--allow-host', 'https://registry.npmjs.org/', ...touch],
+    ['run', '--deny-host', 'a.*.example.com', ...touch],
+    ['run', '--allow-host', 'registry.npmjs.org', '--network', 'on', ...touch],
+    ['explain', '--allow-host', '*'],
     ['run', '--compat', 'soft', ...touch],
     ['run', '--timeout', 'soon', ...touch],
     ['run', '--timeout', '0', ...touch],

@@ -15,36 +15,16 @@
  */
 import { createSocket, type Socket } from 'node:dgram'
 import { createServer, type Server } from 'node:http'
-import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { describeEscape, Escape, firstLine } from '../../../helpers/escape.js'
 import type { DriverReply } from '../../../helpers/run-driver.js'
+import { listenBelowEphemeral } from '../../../helpers/ports.js'
 
 let registry: Server
 let udp: Socket
 const ports = { http: 0, udp: 0 }
 
 const HOSTS = { 'registry.test': '127.0.0.2', 'asked.test': '127.0.0.2', 'mirror.test': '127.0.0.2', 'rebind.test': '127.0.0.1', 'inside.test': '10.0.0.1', 'metadata.test': '169.254.169.254' }
-
-/**
- * Listen below the kernel's ephemeral range (ip_local_port_range), where
- * the proxy's own port (bound to port 0) never is. Landlock (ABI <= 7) tells
- * TCP ports apart, not hosts: were the server's port the proxy's, a direct
- * connect to it would be let through — the gap the report names — and the
- * bypass test below would test nothing.
- */
-async function listenBelowEphemeral(server: Server, host: string): Promise<number> {
-  const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'latin1').trim().split(/\s+/)[0])
-  for (let i = 0; i < 50; i++) {
-    const port = 10_000 + Math.floor(Math.random() * Math.max(1, low - 10_000))
-    const ok = await new Promise<boolean>((resolve) => {
-      server.once('error', () => resolve(false))
-      server.listen(port, host, () => resolve(true))
-    })
-    if (ok) return port
-  }
-  throw new Error(`no free port between 10000 and ${low} on ${host}`)
-}
 
 beforeAll(async () => {
   registry = createServer((_req, res) => res.end('registry'))
