@@ -4,7 +4,7 @@
  * the machine.
  */
 import { createServer as createHttpServer, request, type Server as HttpServer } from 'node:http'
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
+import { connect, createServer, isIP, type AddressInfo, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { connect as tlsConnect } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -19,11 +19,17 @@ const NAMES: Record<string, string> = {
   'rebind.test': '127.0.0.1',
   'inside.test': '10.0.0.1',
   'metadata.test': '169.254.169.254',
+  // IPv6 answers: loopback, unique-local, link-local, and IPv4 addresses written as IPv6.
+  'v6loop.test': '::1',
+  'v6ula.test': 'fd00::5',
+  'v6link.test': 'fe80::1',
+  'v6meta.test': '::ffff:169.254.169.254',
+  'v6mappedloop.test': '::ffff:127.0.0.1',
 }
 const lookup: LookupFunction = (host, _o, cb) => {
   const a = NAMES[host]
   if (!a) return cb(Object.assign(new Error(`ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), [])
-  cb(null, [{ address: a, family: 4 }])
+  cb(null, [{ address: a, family: isIP(a) }])
 }
 
 let registry: HttpServer
@@ -194,7 +200,23 @@ describe('network proxy: SOCKS5', () => {
     }
   }
 
-  /** Greeting, optional username/password, CONNECT by name: the reply code (0xff: no method; 0x1xx: auth failed). */
+  /** The SOCKS5 address of a target: IPv4 (ATYP 1), IPv6 (ATYP 4, 16 bytes) or a name (ATYP 3). */
+  function socksAddress(host: string): Buffer {
+    const family = isIP(host)
+    if (family === 4) return Buffer.from([1, ...host.split('.').map(Number)])
+    if (family === 6) {
+      const [head, tail] = host.split('::') as [string, string | undefined]
+      const words = (part: string | undefined) => (part ? part.split(':').map((w) => parseInt(w, 16)) : [])
+      const h = words(head)
+      const t = words(tail)
+      const all = tail === undefined ? h : [...h, ...Array<number>(8 - h.length - t.length).fill(0), ...t]
+      return Buffer.from([4, ...all.flatMap((w) => [w >> 8, w & 0xff])])
+    }
+    const name = Buffer.from(host)
+    return Buffer.concat([Buffer.from([3, name.length]), name])
+  }
+
+  /** Greeting, optional username/password, CONNECT to a name or an address: the reply code (0xff: no method; 0x1xx: auth failed). */
   async function socks(p: NetworkProxy, host: string, targetPort: number, auth?: { user: string; pass: string }): Promise<{ rep: number; socket: Socket }> {
     const s = connect(p.port, '127.0.0.1')
     await new Promise((r, j) => s.once('connect', r).once('error', j))
@@ -207,11 +229,12 @@ describe('network proxy: SOCKS5', () => {
       const status = await r.take(2)
       if (!status || status[1] !== 0) return { rep: 0x100 + (status?.[1] ?? 0xff), socket: s }
     }
-    const name = Buffer.from(host)
     const portBytes = Buffer.alloc(2)
     portBytes.writeUInt16BE(targetPort)
-    s.write(Buffer.concat([Buffer.from([5, 1, 0, 3, name.length]), name, portBytes]))
-    const reply = await r.take(10)
+    s.write(Buffer.concat([Buffer.from([5, 1, 0]), socksAddress(host), portBytes]))
+    // VER REP RSV ATYP, then the bound address: 4 bytes (IPv4) or 16 (IPv6), and the port.
+    const head = await r.take(4)
+    const reply = head && (await r.take((head[3] === 4 ? 16 : 4) + 2)) ? head : undefined
     r.done()
     return { rep: reply ? reply[1]! : -1, socket: s }
   }
@@ -240,6 +263,53 @@ describe('network proxy: SOCKS5', () => {
     junk.socket.destroy()
     expect(p.records.map((r) => [r.host, r.protocol, r.decision])).toEqual([['registry.test', 'socks5_tcp', 'allowed'], ['mirror.test', 'socks5_tcp', 'denied'], ['a b\u0000*', 'socks5_tcp', 'denied']])
     expect(p.records[2]!.reason).toMatch(/is not a host name/)
+  })
+
+  describe('IPv6 targets (SOCKS5 ATYP 4 and names; HTTP CONNECT to a bracketed literal)', () => {
+    let echo6: Server
+    let echo6Port = 0
+    beforeAll(async () => {
+      echo6 = createServer((s) => s.pipe(s))
+      await new Promise<void>((r) => echo6.listen(0, '::1', r))
+      echo6Port = (echo6.address() as AddressInfo).port
+    })
+    afterAll(() => echo6.close())
+
+    it('an IPv6 literal (ATYP 4) is refused unless an allow entry names that address; then it relays', async () => {
+      const no = await proxy(ALLOW)
+      const refused = await socks(no, '::1', echo6Port)
+      expect(refused.rep).toBe(2)
+      refused.socket.destroy()
+      expect(no.records[0]).toMatchObject({ host: '::1', protocol: 'socks5_tcp', decision: 'denied', reason: expect.stringMatching(/IP address/) })
+      const yes = await proxy({ allow: [`[::1]:${echo6Port}`] })
+      const ok = await socks(yes, '::1', echo6Port)
+      expect(ok.rep).toBe(0)
+      expect(await roundTrip(ok.socket, 'over ipv6')).toBe('over ipv6')
+      ok.socket.destroy()
+      expect(yes.records[0]).toMatchObject({ host: '::1', decision: 'allowed' })
+    })
+
+    it('an allowed name that resolves to IPv6 loopback, unique-local, link-local or an IPv4-mapped loopback/metadata address is refused', async () => {
+      const names = ['v6loop.test', 'v6ula.test', 'v6link.test', 'v6meta.test', 'v6mappedloop.test']
+      const p = await proxy({ allow: names })
+      for (const name of names) {
+        const r = await socks(p, name, echo6Port)
+        expect(r.rep, name).not.toBe(0)
+        r.socket.destroy()
+      }
+      expect(p.records.map((r) => [r.host, r.decision])).toEqual(names.map((n) => [n, 'denied']))
+      for (const r of p.records) expect(r.reason, r.host).toMatch(/loopback|private|link-local|metadata|not a public/i)
+    })
+
+    it('HTTP CONNECT to [::1]:PORT: refused without an entry for that address, relayed with one', async () => {
+      const no = await proxy(ALLOW)
+      expect((await connectVia(no, `[::1]:${echo6Port}`)).status).toBe(403)
+      const yes = await proxy({ allow: [`[::1]:${echo6Port}`] })
+      const c = await connectVia(yes, `[::1]:${echo6Port}`)
+      expect(c.status).toBe(200)
+      expect(await roundTrip(c.socket, 'connect v6')).toBe('connect v6')
+      c.socket.destroy()
+    })
   })
 
   it('a target that is no host name never reaches the approver', async () => {
