@@ -93,7 +93,7 @@ async function workerMain() {
   parentPort.postMessage({ ready: true })
 }
 
-export async function benchNetwork({ requests = 500, withNamespacePath = true } = {}) {
+export async function benchNetwork({ requests = 500, downloads = 9, withNamespacePath = true } = {}) {
   const { startNetworkProxy } = await import('../dist/network/proxy/proxy.js')
   const { buildNetworkLists } = await import('../dist/network/policy.js')
   const proxy = await startNetworkProxy({
@@ -122,12 +122,16 @@ export async function benchNetwork({ requests = 500, withNamespacePath = true } 
       direct.push(...(await ask({ op: 'latency', via: 0, n: requests / 10 })))
       proxied.push(...(await ask({ op: 'latency', via: proxy.port, n: requests / 10 })))
     }
+    // Pairs, each a direct download then a proxied one: a 100 MB download takes tens of ms on
+    // loopback, so one pair says little on a shared machine; the ratio is taken per pair.
     const dl = { direct: [], proxied: [] }
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < downloads; i++) {
       dl.direct.push(await ask({ op: 'download', via: 0 }))
       dl.proxied.push(await ask({ op: 'download', via: proxy.port }))
     }
-    const rate = (xs) => median(xs.map((x) => x.bytes / MB / (x.ms / 1000)))
+    const mbs = (x) => x.bytes / MB / (x.ms / 1000)
+    const rate = (xs) => median(xs.map(mbs))
+    const pairRatios = dl.direct.map((d, i) => mbs(dl.proxied[i]) / mbs(d)).sort((a, b) => a - b)
     const concurrentOk = await ask({ op: 'concurrent', via: proxy.port, n: 200 })
     const namespacePath = withNamespacePath ? await benchNamespacePath(await ask({ op: 'port' })) : null
     return {
@@ -136,6 +140,7 @@ export async function benchNetwork({ requests = 500, withNamespacePath = true } 
       addedMs: median(proxied) - median(direct),
       directMBs: rate(dl.direct),
       proxiedMBs: rate(dl.proxied),
+      pairRatios,
       bytesOk: [...dl.direct, ...dl.proxied].every((x) => x.bytes >= 100 * MB),
       concurrentOk,
       records: proxy.records.length,
@@ -152,10 +157,12 @@ if (!isMainThread && workerData?.role === 'worker') await workerMain()
 else if (process.argv[1] === fileURLToPath(import.meta.url)) printNetwork(await benchNetwork())
 
 export function printNetwork(r) {
-  const pct = (r.proxiedMBs / r.directMBs) * 100
+  // The verdict: the median of the per-pair ratios (each pair ran back to back, under the same load).
+  const pct = median(r.pairRatios) * 100
+  const spread = `pairs ${(r.pairRatios[0] * 100).toFixed(0)}–${(r.pairRatios[r.pairRatios.length - 1] * 100).toFixed(0)} %`
   console.log('network proxy (loopback; proxy on the main thread, origin and clients on a worker)')
   console.log(`  request on a new connection: direct ${r.directMs.toFixed(3)} ms, via proxy ${r.proxiedMs.toFixed(3)} ms, added ${r.addedMs.toFixed(3)} ms  ${r.addedMs <= 1 ? 'ok (≤ 1 ms)' : 'OVER (target ≤ 1 ms)'}`)
-  console.log(`  100 MB through a CONNECT tunnel: direct ${r.directMBs.toFixed(0)} MB/s, via proxy ${r.proxiedMBs.toFixed(0)} MB/s (${pct.toFixed(0)} %)  ${pct >= 80 ? 'ok (≥ 80 %)' : 'UNDER (target ≥ 80 %)'}${r.bytesOk ? '' : '  SHORT DOWNLOAD'}`)
+  console.log(`  100 MB through a CONNECT tunnel, ${r.pairRatios.length} pairs: direct ${r.directMBs.toFixed(0)} MB/s, via proxy ${r.proxiedMBs.toFixed(0)} MB/s; median pair ${pct.toFixed(0)} % (${spread})  ${pct >= 80 ? 'ok (≥ 80 %)' : 'UNDER (target ≥ 80 %)'}${r.bytesOk ? '' : '  SHORT DOWNLOAD'}`)
   console.log(`  200 concurrent tunnels: ${r.concurrentOk}/200 answered  ${r.concurrentOk === 200 ? 'ok' : 'DROPPED'}`)
   printNamespacePath(r.namespacePath)
 }
