@@ -80,6 +80,7 @@
 #define CORDON_REQ_LAUNCH "L" /* L UMASK NCG + 5 (+NCG) fds: run the launcher on them */
 #define CORDON_REQ_EXEC "X"   /* X UMASK NCG FILE ARGS… + ≥5 (+NCG) fds: execve FILE (bwrap) */
 #define CORDON_REQ_KILL "K"   /* K PID SIG SCOPE: signal a child not yet reaped */
+#define CORDON_REQ_JOIN "J"   /* J + NCG fds: the spare joins these cgroups now; J + none: replace the spare */
 /* SCOPE of a kill: the child's process group, or the child alone. */
 #define CORDON_KILL_GROUP "g"
 #define CORDON_KILL_PROCESS "p"
@@ -155,6 +156,7 @@
   STR(request, launch, CORDON_REQ_LAUNCH)                                \
   STR(request, exec, CORDON_REQ_EXEC)                                    \
   STR(request, kill, CORDON_REQ_KILL)                                    \
+  STR(request, join, CORDON_REQ_JOIN)                                    \
   STR(request, killGroup, CORDON_KILL_GROUP)                             \
   STR(request, killProcess, CORDON_KILL_PROCESS)                         \
   NUM(plan, version, CORDON_PLAN_VERSION)                                \

@@ -65,6 +65,40 @@ static void report_and_exit(int status_fd, const char *syscall, const char *deta
 }
 
 /*
+ * Joined ahead of time (the spare, below): the cgroup.procs files this
+ * process wrote itself into, by file identity. Why ahead of time: moving a
+ * process between cgroups takes the kernel's cgroup_threadgroup_rwsem for
+ * writing, a per-CPU rwsem whose writer waits for an RCU grace period
+ * unless another writer came just before (percpu_down_write, rcu_sync) —
+ * ~10 ms on a VM whenever runs are more than a few ms apart. The spare pays
+ * that wait while the previous command runs or the caller is idle, not
+ * between the caller's request and the command's start.
+ */
+struct file_id {
+  dev_t dev;
+  ino_t ino;
+};
+static struct file_id joined[CORDON_MAX_CGROUP_FDS];
+static size_t n_joined;
+
+static int was_joined(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) < 0) return 0;
+  for (size_t i = 0; i < n_joined; i++)
+    if (joined[i].dev == st.st_dev && joined[i].ino == st.st_ino) return 1;
+  return 0;
+}
+
+/* Every file of the launch was joined ahead of time (and nothing else was:
+ * a cgroup joined for another plan would hold this run). */
+static int joined_already(const struct zy_request *r, size_t first) {
+  if (r->nfds - first != n_joined || n_joined == 0) return 0;
+  for (size_t i = first; i < r->nfds; i++)
+    if (!was_joined(r->fds[i])) return 0;
+  return 1;
+}
+
+/*
  * Join the run's cgroups (cgroups(7)): the caller created them, set their
  * limits and opened each one's cgroup.procs; the request carries those files
  * last. Writing "0" moves the writing process (the kernel reads pid 0 as
@@ -86,7 +120,8 @@ static void report_and_exit(int status_fd, const char *syscall, const char *deta
  */
 static void join_cgroups(struct zy_request *r, size_t ncg) {
   size_t first = r->nfds - ncg;
-  for (size_t i = first; i < r->nfds; i++) {
+  size_t from = joined_already(r, first) ? r->nfds : first; /* nothing left to write */
+  for (size_t i = from; i < r->nfds; i++) {
     ssize_t w;
     do w = write(r->fds[i], "0", 1); while (w < 0 && errno == EINTR);
     if (w != 1) report_step_and_exit(r->fds[CORDON_FD_STATUS], "cgroup", "write", "cgroup.procs", CORDON_EXIT_SETUP);
@@ -107,7 +142,7 @@ static void exec_wrapper(char **argv) {
 /* In the child (the spare, or a fork when there is none): run one request,
  * which the zygote has already checked. Never returns. */
 static void child_main(struct zy_request *r, const struct zy_parsed *q, int sig_fd) {
-  if (q->kind == ZY_KILL || r->nfds < CORDON_CHILD_FDS + q->ncg) _exit(CORDON_EXIT_SETUP);
+  if (q->kind == ZY_KILL || q->kind == ZY_JOIN || r->nfds < CORDON_CHILD_FDS + q->ncg) _exit(CORDON_EXIT_SETUP);
   reset_child(sig_fd, q->umask);
   join_cgroups(r, q->ncg);
   int status_fd = r->fds[CORDON_FD_STATUS]; /* the status fd as received, until place_fds lifts it */
@@ -129,11 +164,32 @@ static struct { pid_t pid; int sock; } spare = {0, -1};
  * its descriptors, and parses it again itself: nothing but the bytes
  * crosses between the two processes. It dies with the zygote (PDEATHSIG)
  * and never runs anything without a request. */
+/* A join ahead of the launch: write "0" into each cgroup.procs (this
+ * process) and remember which files. Any failure forgets them all: the
+ * launch then joins its cgroups itself and reports what fails. */
+static void join_ahead(struct zy_request *r) {
+  n_joined = 0;
+  int ok = 1;
+  for (size_t i = 0; ok && i < r->nfds; i++) {
+    struct stat st;
+    ssize_t w;
+    do w = write(r->fds[i], "0", 1); while (w < 0 && errno == EINTR);
+    ok = w == 1 && fstat(r->fds[i], &st) == 0;
+    if (ok) joined[n_joined++] = (struct file_id){st.st_dev, st.st_ino};
+  }
+  if (!ok) n_joined = 0;
+  zy_request_close_fds(r); /* a cgroup.procs is a capability: never kept (see join_cgroups) */
+}
+
 static void spare_main(int sock, pid_t zygote, int sig_fd) {
   static struct zy_parsed q;
   struct zy_request r;
   if (zy_request_init(&r) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != zygote) _exit(CORDON_EXIT_SETUP);
-  if (zy_request_receive(sock, &r, 0) <= 0 || zy_request_parse(&r, &q) < 0) _exit(CORDON_EXIT_SETUP);
+  for (;;) {
+    if (zy_request_receive(sock, &r, 0) <= 0 || zy_request_parse(&r, &q) < 0) _exit(CORDON_EXIT_SETUP);
+    if (q.kind != ZY_JOIN) break;
+    join_ahead(&r);
+  }
   child_main(&r, &q, sig_fd); /* which refuses a request without its five descriptors */
 }
 
@@ -165,6 +221,21 @@ pid_t zy_spare_take(struct zy_request *r) {
   if (ok) return pid;
   kill(pid, SIGKILL); /* reaped later; its exit is reported for an unknown pid */
   return -1;
+}
+
+/* Forward a join to the waiting spare (0), or with no files replace the
+ * spare by a fresh one that joined nothing (0); -ESRCH without a spare. */
+int zy_spare_join(struct zy_request *r, int sig_fd) {
+  int rc = 0;
+  if (r->nfds == 0) {
+    if (spare.pid > 0) kill(spare.pid, SIGKILL); /* reaped later; not a tracked child */
+    spare_drop();
+    zy_spare_make(sig_fd);
+  } else if (spare.pid <= 0 || zy_request_send(spare.sock, r) < 0) {
+    rc = -ESRCH;
+  }
+  zy_request_close_fds(r);
+  return rc;
 }
 
 void zy_spare_reaped(pid_t pid) {

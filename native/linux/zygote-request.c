@@ -124,6 +124,14 @@ static int parse_kill(const struct zy_request *r, struct zy_parsed *out) {
   return 0;
 }
 
+/* Only cgroup.procs files, at most as many as a launch joins; none asks for a new spare. */
+static int parse_join(const struct zy_request *r, struct zy_parsed *out) {
+  if (out->nfields != 1 || r->nfds > CORDON_MAX_CGROUP_FDS) return -EINVAL;
+  out->kind = ZY_JOIN;
+  out->ncg = r->nfds;
+  return 0;
+}
+
 int zy_request_parse(struct zy_request *r, struct zy_parsed *out) {
   out->nfields = split_fields(r, out->fields, CORDON_MAX_REQUEST_FIELDS + 1);
   if (out->nfields > CORDON_MAX_REQUEST_FIELDS) return -E2BIG; /* never a truncated argv */
@@ -132,6 +140,7 @@ int zy_request_parse(struct zy_request *r, struct zy_parsed *out) {
   if (strcmp(kind, CORDON_REQ_LAUNCH) == 0) return parse_spawn(r, out, ZY_LAUNCH);
   if (strcmp(kind, CORDON_REQ_EXEC) == 0) return parse_spawn(r, out, ZY_EXEC);
   if (strcmp(kind, CORDON_REQ_KILL) == 0) return parse_kill(r, out);
+  if (strcmp(kind, CORDON_REQ_JOIN) == 0) return parse_join(r, out);
   return -EINVAL;
 }
 

@@ -9,6 +9,9 @@
  *     joins before anything else runs; they are never passed on)
  *   "K\0" PID "\0" SIG "\0" g|p "\0"           signal a child not yet reaped:
  *                                              its process group, or it alone
+ *   "J\0"                          + 1..NCG fds  the waiting spare joins these
+ *                                              cgroups now (ahead of its launch)
+ *   "J\0"                          + no fds      replace the spare by a new one
  *
  * Receiving (with the sender's credentials), parsing into a checked view,
  * and sending a request on (the zygote hands each one to its spare) live
@@ -30,13 +33,13 @@ struct zy_request {
   size_t nfds;
 };
 
-enum zy_kind { ZY_LAUNCH, ZY_EXEC, ZY_KILL };
+enum zy_kind { ZY_LAUNCH, ZY_EXEC, ZY_KILL, ZY_JOIN };
 
 /* A parsed request: pointers into the request's buffer. */
 struct zy_parsed {
   enum zy_kind kind;
   mode_t umask;     /* L, X: the caller's umask */
-  size_t ncg;       /* L, X: the last `ncg` descriptors are cgroup.procs files to join */
+  size_t ncg;       /* L, X: the last `ncg` descriptors are cgroup.procs files to join; J: all of them */
   char **argv;      /* X: FILE ARGS…, NULL-terminated */
   pid_t pid;        /* K */
   int sig;          /* K */

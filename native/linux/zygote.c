@@ -95,6 +95,7 @@ static void handle(struct zy_request *r, int sig_fd) {
   int rc = zy_request_parse(r, &q);
   if (rc < 0) { zy_request_close_fds(r); reply(rc); }
   else if (q.kind == ZY_KILL) kill_request(&q);
+  else if (q.kind == ZY_JOIN) reply(zy_spare_join(r, sig_fd));
   else spawn_request(r, &q, sig_fd);
 }
 

@@ -50,7 +50,7 @@ export interface NativeWire {
   /** Exit statuses of a launched child. */
   exit: { setup: number; cannotExecute: number; notFound: number }
   /** The first field of a zygote request, and the scope of a kill. */
-  request: { launch: string; exec: string; kill: string; killGroup: string; killProcess: string }
+  request: { launch: string; exec: string; kill: string; join: string; killGroup: string; killProcess: string }
   plan: { version: number }
   /** Field names of the status records, in the order the launcher writes them. */
   status: { setup: readonly string[]; error: readonly string[]; exit: readonly string[] }

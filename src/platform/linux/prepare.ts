@@ -57,7 +57,7 @@ export function releasePrepared(prepared: Prepared): void {
  * and what could not be applied is listed as missing.
  */
 function withCgroup(prepared: Prepared, policy: ResolvedPolicy, materialize: boolean): Prepared {
-  const a = attachCgroup(policy.limits, policy.writeRoots, materialize)
+  const a = attachCgroup(policy.limits, policy.writeRoots, materialize, materialize ? zygoteFor(prepared.launcher) : undefined)
   const e = prepared.enforcement
   e.limits = a.limits
   if (a.limits.cgroup) e.mechanisms.push('cgroup')

@@ -10,6 +10,8 @@ import type { RunEnd, StartedRun, StartRequest } from '../backend.js'
 import { signalName } from '../../native/errno.js'
 import { launch, setupErrorFrom, type Launched, type LaunchedChild, type LaunchStatus } from './launch/launch.js'
 import type { RunCgroup } from './cgroup/run-cgroup.js'
+import { prepareAhead } from './cgroup/ahead.js'
+import { zygoteFor } from './launch/zygote.js'
 import type { LinuxPrepared } from './prepared.js'
 import { METADATA_SUPERVISED } from './landlock/plan.js'
 
@@ -78,9 +80,9 @@ function launchPrepared(prepared: LinuxPrepared, req: StartRequest): Launched {
   // A run's own cwd changes where the command starts, nothing the plan enforces.
   const plan = { ...prepared.template, argv: req.argv, env: req.env, compat: prepared.landlockRequired ? ('hard' as const) : req.compat, ...(req.cwd ? { cwd: req.cwd } : {}) }
   try {
-    return launch({
+    const launched = launch({
       launcher: prepared.launcher,
-      ...(prepared.cgroup ? { cgroupProcs: prepared.cgroup.procs() } : {}),
+      ...(prepared.cgroup ? { cgroupProcs: prepared.cgroup.procs(), cgroupOwner: prepared.cgroup } : {}),
       file: prepared.file,
       args: prepared.args,
       ...(prepared.bindSources?.length ? { bindSources: prepared.bindSources } : {}),
@@ -94,6 +96,9 @@ function launchPrepared(prepared: LinuxPrepared, req: StartRequest): Launched {
       streams: req.streams === true,
       ...(req.tty ? { tty: req.tty } : {}),
     })
+    // The next run's cgroup, made and joined while this one runs (cgroup/ahead.ts).
+    if (prepared.cgroup) prepareAhead(zygoteFor(prepared.launcher), prepared.cgroup.plan)
+    return launched
   } finally {
     prepared.cgroup?.closeProcs() // the zygote's child has its own copies
   }
@@ -101,15 +106,17 @@ function launchPrepared(prepared: LinuxPrepared, req: StartRequest): Launched {
 
 /**
  * Whatever the end (exit, stop, setup failure), nothing of the run outlives
- * it: its cgroup is killed whole, emptied and removed before the end is
- * reported, with what its limits counted.
+ * it: its cgroup is killed whole and emptied before the end is reported,
+ * with what its limits counted; the empty directories are removed right
+ * after, off the caller's path (an rmdir waits for the kernel).
  */
 function endInCgroup(ended: Promise<RunEnd>, cgroup: RunCgroup | undefined): Promise<RunEnd> {
   if (!cgroup) return ended
+  // end(): everything in it killed and gone, its counts read; its directories are removed right after (run-cgroup.ts).
   return ended.then(
-    async (end) => ({ ...end, limitEvents: await cgroup.teardown() }),
+    async (end) => ({ ...end, limitEvents: await cgroup.end() }),
     async (e: unknown) => {
-      await cgroup.teardown()
+      await cgroup.end()
       throw e
     },
   )

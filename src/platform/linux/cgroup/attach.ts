@@ -13,6 +13,7 @@ import type { MissingProtection, ResourceLimits } from '../../enforcement.js'
 import { planCgroups, type CgroupController, type CgroupLimits } from './cgroup-plan.js'
 import { DELEGATE_FIX, probeCgroups } from './cgroup-support.js'
 import { RunCgroup } from './run-cgroup.js'
+import { takeAhead, type AheadZygote } from './ahead.js'
 
 /**
  * Processes and threads a run may have at once unless its profile says
@@ -81,8 +82,12 @@ function escapeRoute(parents: readonly string[], writeRoots: readonly string[]):
   }
 }
 
-/** Plan (and, for a launch, make) the run's cgroup for a profile's limits. */
-export function attachCgroup(profileLimits: Limits, writeRoots: readonly string[], materialize: boolean): CgroupAttachment {
+/**
+ * Plan (and, for a launch, make) the run's cgroup for a profile's limits.
+ * `ahead`: the zygote the launch goes to, which may hold one made ahead
+ * for this plan (ahead.ts).
+ */
+export function attachCgroup(profileLimits: Limits, writeRoots: readonly string[], materialize: boolean, ahead?: AheadZygote): CgroupAttachment {
   const { limits, explicit } = cgroupLimitsOf(profileLimits)
   const probe = probeCgroups()
   if (!probe.ok) return unavailable(limits, explicit, probe.reason, probe.fix)
@@ -91,7 +96,7 @@ export function attachCgroup(profileLimits: Limits, writeRoots: readonly string[
   let cgroup: RunCgroup | undefined
   if (materialize) {
     try {
-      cgroup = RunCgroup.create(plan)
+      cgroup = (ahead && takeAhead(ahead, plan)) ?? RunCgroup.create(plan)
     } catch (e) {
       return unavailable(limits, explicit, (e as Error).message, DELEGATE_FIX)
     }

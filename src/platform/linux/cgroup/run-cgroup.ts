@@ -14,7 +14,7 @@ import { fromNativeError } from '../../../native/native-error.js'
 import type { LimitEvents } from '../../backend.js'
 import type { CgroupKill, CgroupPlan } from './cgroup-plan.js'
 import { pidsIn } from './hierarchy.js'
-import { enableControllers, eventCount, PIDNS, readText, removeTree, sleepSync, sweepStale, writeLimits } from './cgroup-fs.js'
+import { enableControllers, eventCount, PIDNS, readText, removeTree, removeTreeAsync, sleepSync, sweepStale, writeLimits } from './cgroup-fs.js'
 
 /** How long a teardown waits for the killed processes to leave the cgroup (they are already SIGKILLed). */
 const EMPTY_WAIT_MS = 5000
@@ -28,6 +28,7 @@ export class RunCgroup {
   readonly dirs: string[] = []
   private fds: number[] = []
   private done: Promise<LimitEvents> | undefined
+  private removal: Promise<boolean> | undefined
   /** How the cgroup was killed, once it was. */
   private killed: CgroupKill | undefined
 
@@ -174,9 +175,11 @@ export class RunCgroup {
 
   /**
    * The end of a run: kill everything left in its cgroups, wait until they
-   * are empty, read what the limits counted, remove them. Idempotent.
+   * are empty, read what the limits counted. The directories are removed
+   * next, off the caller's path (removeTreeAsync says why); removed()
+   * resolves once they are. Idempotent.
    */
-  teardown(): Promise<LimitEvents> {
+  end(): Promise<LimitEvents> {
     this.done ??= (async () => {
       this.closeProcs()
       if (this.members().length) {
@@ -190,10 +193,28 @@ export class RunCgroup {
         }
       }
       const events = this.events()
-      if (this.removeDirs()) live.delete(this)
+      void this.removed()
       return events
     })()
     return this.done
+  }
+
+  /** The directories removed (after end()): true, or false when one stayed busy (kept in `live` for the exit sweep). */
+  removed(): Promise<boolean> {
+    this.removal ??= (async () => {
+      let ok = true
+      for (const dir of [...this.dirs].reverse()) ok = (await removeTreeAsync(dir)) && ok
+      if (ok) live.delete(this)
+      return ok
+    })()
+    return this.removal
+  }
+
+  /** end(), then the directories removed. */
+  async teardown(): Promise<LimitEvents> {
+    const events = await this.end()
+    await this.removed()
+    return events
   }
 
   /**

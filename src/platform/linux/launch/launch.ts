@@ -63,6 +63,8 @@ export interface LaunchSpec {
   plan: LauncherPlan
   /** Open cgroup.procs files of the run's cgroups: the child joins them before it runs anything (zygote.ts). */
   cgroupProcs?: readonly number[]
+  /** The run those files belong to (zygote.ts start(): a spare that joined them ahead is used for it alone). */
+  cgroupOwner?: object
   /** Paths bwrap binds by descriptor (`file` is bwrap): opened here, without following symlinks, right before the request. */
   bindSources?: readonly string[]
   stdin: 'pipe' | 'ignore' | 'inherit'
@@ -276,7 +278,7 @@ function startChild(z: Zygote, spec: LaunchSpec, pairs: StdioPair[]): { pid: num
   try {
     sources = spec.bindSources?.length ? openSources(spec.bindSources) : []
     const job = spec.file === spec.launcher ? ({ kind: 'launcher' } as const) : ({ kind: 'exec', file: spec.file, args: spec.args, extraFds: sources } as const)
-    return z.start(job, fds, spec.cgroupProcs ?? [])
+    return z.start(job, fds, spec.cgroupProcs ?? [], spec.cgroupOwner)
   } catch (e) {
     for (const p of pairs) closeQuietly(p.mine)
     throw e

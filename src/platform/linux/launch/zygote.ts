@@ -80,6 +80,12 @@ class Zygote {
   private readonly pid: number
   private buffered = ''
   dead = false
+  /**
+   * The cgroups the waiting spare child joined ahead of its launch
+   * (cgroup/ahead.ts): the run they were made for (`owner`), and what to do
+   * when another launch comes first.
+   */
+  private joined: { owner: object; dropped: () => void } | undefined
 
   constructor(
     launcher: string,
@@ -128,6 +134,7 @@ class Zygote {
     if (this.dead) return
     this.dead = true
     closeQuietly(this.socket)
+    this.dropJoined()
     for (const queue of this.waiters.values()) for (const waiter of queue) waiter({ exitCode: null, signal: 'SIGKILL' })
     this.waiters.clear()
     this.collect(20)
@@ -165,11 +172,43 @@ class Zygote {
   }
 
   /**
+   * Have the waiting spare child join these cgroups now, ahead of its
+   * launch (cgroup/ahead.ts says why); `owner` is the run they were made
+   * for (start()'s `cgroupOwner`). False when it could not: no spare, or a
+   * launcher without joins (the run then joins at its launch, as before).
+   */
+  joinAhead(procs: readonly number[], owner: object, dropped: () => void): boolean {
+    if (this.dead || this.joined || procs.length === 0) return false
+    try {
+      if (this.call([WIRE.request.join], [...procs]) !== 0) return false
+    } catch {
+      return false
+    }
+    this.joined = { owner, dropped }
+    return true
+  }
+
+  private dropJoined(): void {
+    const joined = this.joined
+    this.joined = undefined
+    joined?.dropped()
+  }
+
+  /**
    * Fork one child; resolves `exited` with its wait status. `cgroups`: open
    * cgroup.procs files the child writes itself into before it runs anything
-   * (native/linux/zygote-child.c), sent last and never passed on to it.
+   * (native/linux/zygote-child.c), sent last and never passed on to it;
+   * `cgroupOwner`, the run they belong to.
+   *
+   * The waiting spare may sit in cgroups joined ahead for another run: any
+   * launch but that run's first has the zygote replace it by a fresh one,
+   * so no command starts in cgroups made for another run.
    */
-  start(job: ZygoteJob, fds: ChildFds, cgroups: readonly number[] = []): { pid: number; exited: Promise<ChildExit> } {
+  start(job: ZygoteJob, fds: ChildFds, cgroups: readonly number[] = [], cgroupOwner?: object): { pid: number; exited: Promise<ChildExit> } {
+    if (this.joined && this.joined.owner !== cgroupOwner) {
+      this.call([WIRE.request.join], []) // throws when the zygote is gone: no launch then either
+      this.dropJoined()
+    }
     const umask = process.umask().toString(8)
     const ncg = String(cgroups.length)
     const fields = job.kind === 'launcher' ? [WIRE.request.launch, umask, ncg] : [WIRE.request.exec, umask, ncg, job.file, ...job.args]
@@ -178,6 +217,8 @@ class Zygote {
       throw new SetupError('launch', 'sendmsg', 7, 'E2BIG', `the launch needs ${all.length} descriptors (at most ${MAX_FDS}): too many protected or pinned paths`)
     }
     const pid = this.call(fields, all)
+    // The spare, joined or not, is this launch's now (or the zygote forked without one).
+    this.joined = undefined
     if (pid <= 0) throw fromNativeError({ errno: -pid }, { step: 'launch', syscall: 'fork', detail: 'the launcher zygote could not fork' })
     const exited = new Promise<ChildExit>((resolve) => {
       const queue = this.waiters.get(pid)
