@@ -212,7 +212,7 @@ describe('launcher: the forwarder under a low RLIMIT_NOFILE (32)', () => {
     const backs = await Promise.all(
       served.map((s, i) => {
         const answer = received(s)
-        s.end(payloads[i])
+        s.end(payloads[i]!)
         return answer
       }),
     )
