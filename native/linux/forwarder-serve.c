@@ -21,10 +21,12 @@
  *    read stops the writer (TCP back-pressure), nothing queues here;
  *  - bounded descriptors: the profile's RLIMIT_NOFILE holds here too (the
  *    forwarder is forked after the rlimits step). A pair is 2 sockets and up
- *    to 4 pipe ends. Pipes may use at most half of the limit, the rest stays
- *    for sockets; a direction that gets no pipe (over that share, or pipe2(2)
- *    failing: EMFILE, ENFILE, pipe-user-pages-hard) copies through a buffer
- *    as the forwarder always did — slower, never refused for it;
+ *    to 4 pipe ends, counted in fds_open. Pipes never cost a connection: a
+ *    direction gets one only while the limit has room, and a new connection
+ *    that finds none takes it from idle pipes, whose directions then copy
+ *    through a buffer (as the forwarder always did: slower, never refused
+ *    for it) — so as many connections fit as before splice. pipe2(2)
+ *    failing otherwise (ENFILE, pipe-user-pages-hard) means a buffer too;
  *  - a connection that cannot be served at all (MAX_PAIRS open, no
  *    descriptor left, the proxy unreachable) is accepted and reset at once:
  *    its client fails with ECONNRESET instead of waiting, and no other pair
@@ -57,7 +59,6 @@
 #define ROUNDS 16         /* rounds of one direction per wake-up before the pair yields */
 #define EVENTS 64
 #define ACCEPTS 16        /* connections taken per wake-up: the listener is level-triggered, the rest come next turn */
-#define FIXED_FDS 3       /* the listener, the epoll set, the spare */
 #define PAUSE_MS 50       /* accept(2) failing for want of memory: retry after this, instead of spinning */
 
 /* One direction: src → pipe (or buffer) → dst. */
@@ -83,7 +84,10 @@ static int epfd = -1;
  * level-triggered listener would wake the loop for it forever. */
 static int spare = -1;
 static int paused;           /* the listener is out of the epoll set for PAUSE_MS */
-static int pipe_fds, pipe_budget; /* pipe ends open, and how many RLIMIT_NOFILE leaves them */
+/* Descriptors this process holds (after forwarder.c's keep_only, only the
+ * listener is open when serving starts), and RLIMIT_NOFILE: the kernel
+ * gives the lowest free number (open(2)), so count ≤ limit is numbers < limit. */
+static int fds_open, fd_limit;
 static int n_again;          /* pairs with `again` set */
 
 static int would_block(void) { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR; }
@@ -156,31 +160,58 @@ static int pump(struct way *w) {
   return r > 0 && rounds > ROUNDS;
 }
 
-/* A pipe when the budget has room for one and pipe2 gives it, else a
- * buffer. -1 only when neither (out of memory): the pair is refused. */
+/* A pipe while the descriptor limit has room for one; -1 otherwise. */
+static int way_pipe(struct way *w) {
+  if (fds_open + 2 > fd_limit || pipe2(w->pipe, O_CLOEXEC | O_NONBLOCK) < 0) return -1;
+  fds_open += 2;
+  int size = fcntl(w->pipe[1], F_SETPIPE_SZ, PIPE_BYTES);
+  if (size < 0) size = fcntl(w->pipe[1], F_GETPIPE_SZ);
+  w->room = size > 0 ? (size_t)size : 4096;
+  return 0;
+}
+
+static void way_unpipe(struct way *w) {
+  close(w->pipe[0]);
+  close(w->pipe[1]);
+  w->pipe[0] = w->pipe[1] = -1;
+  fds_open -= 2;
+}
+
+/* Copy through a buffer from now on. Only for a direction with nothing in
+ * its pipe (held == 0): bytes in a pipe would be lost with it. */
+static int way_buffer(struct way *w) {
+  if (!(w->buf = malloc(COPY_BYTES))) return -1;
+  if (w->pipe[0] >= 0) way_unpipe(w);
+  w->room = COPY_BYTES;
+  w->off = 0;
+  return 0;
+}
+
+/* A pipe, else a buffer; -1 only when neither (out of memory): the pair is refused. */
 static int way_open(struct way *w, int src, int dst) {
   w->src = src;
   w->dst = dst;
-  if (pipe_fds + 2 <= pipe_budget && pipe2(w->pipe, O_CLOEXEC | O_NONBLOCK) == 0) {
-    pipe_fds += 2;
-    int size = fcntl(w->pipe[1], F_SETPIPE_SZ, PIPE_BYTES);
-    if (size < 0) size = fcntl(w->pipe[1], F_GETPIPE_SZ);
-    w->room = size > 0 ? (size_t)size : 4096;
-    return 0;
-  }
   w->pipe[0] = w->pipe[1] = -1;
-  w->room = COPY_BYTES;
-  return (w->buf = malloc(COPY_BYTES)) ? 0 : -1;
+  return way_pipe(w) == 0 ? 0 : way_buffer(w);
 }
 
 static void way_close(struct way *w) {
-  if (w->pipe[0] >= 0) {
-    close(w->pipe[0]);
-    close(w->pipe[1]);
-    pipe_fds -= 2;
-  }
+  if (w->pipe[0] >= 0) way_unpipe(w);
   free(w->buf);
   *w = (struct way){.pipe = {-1, -1}};
+}
+
+/* Room for `need` more descriptors (a new connection's sockets), taken
+ * from pipes that hold nothing right now: their directions copy from then
+ * on. Under the limit, connections come before speed. Busy pipes are left
+ * alone; if that is not enough, accept or connect fails with EMFILE and the
+ * connection is reset. */
+static void make_room(int need) {
+  for (int i = 0; i < 2 * MAX_PAIRS && fds_open + need > fd_limit; i++) {
+    struct pair *p = &pairs[i / 2];
+    struct way *w = &p->way[i % 2];
+    if (p->sock[0] >= 0 && w->pipe[0] >= 0 && w->held == 0 && way_buffer(w) < 0) return;
+  }
 }
 
 /* ---------- a pair ---------- */
@@ -207,6 +238,7 @@ static void pair_close(struct pair *p, int reset) {
     p->sock[i] = -1;
     way_close(&p->way[i]);
   }
+  fds_open -= 2;
   set_again(p, 0);
 }
 
@@ -248,6 +280,7 @@ static int pair_watch(struct pair *p) {
 static void pair_start(struct pair *p, int a, int b) {
   p->sock[0] = a;
   p->sock[1] = b;
+  fds_open += 2;
   if (way_open(&p->way[0], a, b) < 0 || way_open(&p->way[1], b, a) < 0 || pair_watch(p) < 0) return pair_close(p, 1);
   pair_serve(p); /* bytes that came before the ADD */
 }
@@ -282,6 +315,7 @@ static int refuse_with_spare(int lfd) {
   int a = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
   if (a >= 0) close_reset(a);
   spare = fcntl(lfd, F_DUPFD_CLOEXEC, 0);
+  if (spare < 0) fds_open--; /* not expected: the number was just freed */
   return 0;
 }
 
@@ -300,14 +334,23 @@ static int accept_failed(int lfd) {
   return 0;
 }
 
+/* accept4(2); with the limit reached (EMFILE), once more after taking room from idle pipes. */
+static int accept_conn(int lfd) {
+  int a = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (a >= 0 || errno != EMFILE) return a;
+  make_room(1);
+  return accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+}
+
 static void accept_ready(int lfd, const char *path) {
   for (int k = 0; k < ACCEPTS; k++) {
-    int a = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    int a = accept_conn(lfd);
     if (a < 0) {
       if (accept_failed(lfd)) continue;
       return;
     }
     struct pair *p = free_slot();
+    if (p) make_room(2); /* `a` is open and not yet counted; the proxy's socket needs one more */
     int b = p ? connect_proxy(path) : -1;
     if (b < 0) close_reset(a); /* MAX_PAIRS open, no descriptor, or the proxy is gone */
     else pair_start(p, a, b);
@@ -316,14 +359,13 @@ static void accept_ready(int lfd, const char *path) {
 
 /* ---------- the loop ---------- */
 
-/* Pipes may take half of what RLIMIT_NOFILE leaves after FIXED_FDS; the
- * other half holds the sockets. The soft limit is also the hard one (a
- * profile's `limits.nofile` sets both), so there is nothing to raise. */
-static void budget_pipes(void) {
+/* The soft limit is also the hard one (a profile's `limits.nofile` sets
+ * both), so there is nothing to raise. Capped: no overflow, and more than
+ * every pair needs (6 each). */
+static void read_fd_limit(void) {
   struct rlimit r;
   rlim_t n = getrlimit(RLIMIT_NOFILE, &r) == 0 ? r.rlim_cur : 1024;
-  if (n > 8 * MAX_PAIRS) n = 8 * MAX_PAIRS; /* more than every pair needs (6 each), and no overflow */
-  pipe_budget = ((int)n - FIXED_FDS) / 2;
+  fd_limit = n > 8 * MAX_PAIRS ? 8 * MAX_PAIRS : (int)n;
 }
 
 static int serve_init(int lfd) {
@@ -332,10 +374,11 @@ static int serve_init(int lfd) {
     pairs[i].sock[0] = pairs[i].sock[1] = -1;
     for (int j = 0; j < 2; j++) pairs[i].way[j].pipe[0] = pairs[i].way[j].pipe[1] = -1;
   }
-  budget_pipes();
+  read_fd_limit();
   epfd = epoll_create1(EPOLL_CLOEXEC);
   if (epfd < 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, lfd, &ev) < 0) return -1;
   spare = fcntl(lfd, F_DUPFD_CLOEXEC, 0); /* -1 at a limit this low: accept_failed pauses instead */
+  fds_open = 2 + (spare >= 0); /* the listener, the epoll set, the spare */
   return 0;
 }
 

@@ -193,44 +193,73 @@ describe('launcher: the forwarder relays by splice', () => {
   })
 })
 
-describe('launcher: the forwarder under a low RLIMIT_NOFILE (32)', () => {
-  // 32 descriptors: the listener, the epoll set and the spare leave 29;
-  // pipes may take half, 14 (7 directions: pairs 1–3 spliced both ways,
-  // pair 4 one way), and the 15 left hold 7 pairs' sockets. The 8th
-  // connection finds no descriptor for the proxy, the 9th none to accept on
-  // (the spare makes room to reset it): both are reset at once.
-  const nofile = [{ resource: 'nofile', soft: '32', hard: '32' }]
+/** `nofile` as a launcher plan's rlimits. */
+const nofile = (n: number) => [{ resource: 'nofile', soft: String(n), hard: String(n) }]
 
-  it('serves 7 connections (pipes for the first, buffers for the rest), resets the ones that do not fit, and recovers', async () => {
-    fwd = await startForwarder(socketPath, nofile)
-    const tries = []
-    for (let i = 0; i < 10; i++) tries.push(await tryConnection(fwd.port))
-    expect(tries.map((t) => t.result)).toEqual([...Array(7).fill('OK'), ...Array(3).fill('ECONNRESET')])
-    // The 7 served move 4 MiB each way at once, whole, spliced or copied.
-    const served = tries.slice(0, 7).map((t) => t.s)
-    const payloads = served.map(() => randomBytes(4 * MiB))
-    const backs = await Promise.all(
-      served.map((s, i) => {
-        const answer = received(s)
-        s.end(payloads[i]!)
-        return answer
-      }),
-    )
-    expect(backs.map(sha)).toEqual(payloads.map(sha))
-    for (const t of tries) t.s.destroy()
-    // Closed pairs give their descriptors back: a new connection is served again.
-    expect(await eventually(() => arrived.every((s) => s.closed))).toBe(true)
-    const again = await tryConnection(fwd.port)
-    expect(again.result).toBe('OK')
-    again.s.destroy()
+/** Open `count` connections one after the other (each echoes once before the next): their outcomes, in order. */
+async function openInTurn(port: number, count: number): Promise<{ result: string; s: Socket }[]> {
+  const tries = []
+  for (let i = 0; i < count; i++) tries.push(await tryConnection(port))
+  return tries
+}
+
+/** Send a payload each way on every socket at once; true when every echo came back whole. */
+async function allEchoWhole(socks: Socket[], bytes: number): Promise<boolean> {
+  const payloads = socks.map(() => randomBytes(bytes))
+  const backs = await Promise.all(
+    socks.map((s, i) => {
+      const answer = received(s)
+      s.end(payloads[i]!)
+      return answer
+    }),
+  )
+  return backs.every((b, i) => sha(b) === sha(payloads[i]!))
+}
+
+describe('launcher: the forwarder under a low RLIMIT_NOFILE', () => {
+  // The listener, the epoll set and the spare take 3 descriptors; each
+  // connection takes 2 sockets, so (N − 3) / 2 connections fit: 14 with
+  // N = 32, 15 with N = 33. Pipes never take a connection's place: the
+  // first connections get them, later ones take them back from idle pairs.
+  // One more connection is reset at once: with N = 32 one descriptor is
+  // left, to accept on, and the proxy's socket finds none; with N = 33 none
+  // is, and the spare makes room to accept and reset it.
+  for (const [n, fits] of [[32, 14], [33, 15]] as const) {
+    it(`N = ${n}: ${fits} connections served, as many as without pipes; the next ones reset; all move 4 MiB each way whole; served again once they close`, async () => {
+      fwd = await startForwarder(socketPath, nofile(n))
+      const tries = await openInTurn(fwd.port, fits + 2)
+      expect(tries.map((t) => t.result)).toEqual([...Array(fits).fill('OK'), 'ECONNRESET', 'ECONNRESET'])
+      expect(await allEchoWhole(tries.slice(0, fits).map((t) => t.s), 4 * MiB)).toBe(true)
+      for (const t of tries) t.s.destroy()
+      // Closed pairs give their descriptors back.
+      expect(await eventually(() => arrived.every((s) => s.closed))).toBe(true)
+      const again = await tryConnection(fwd.port)
+      expect(again.result).toBe('OK')
+      again.s.destroy()
+    })
+  }
+
+  it('N = 32: the first connections splice (spliced and copying pairs move 4 MiB each way whole together)', async () => {
+    fwd = await startForwarder(socketPath, nofile(32))
+    // 3 + 2 per pair + 4 pipe ends: pairs 1–4 spliced, pair 5 one way (its other copies).
+    const tries = await openInTurn(fwd.port, 5)
+    expect(tries.every((t) => t.result === 'OK')).toBe(true)
+    expect(await allEchoWhole(tries.map((t) => t.s), 4 * MiB)).toBe(true)
   })
 
-  itWhere(asRoot, 'pipes take at most half of the limit: 14 pipe ends with 7 connections open', async () => {
-    fwd = await startForwarder(socketPath, nofile)
-    const tries = []
-    for (let i = 0; i < 7; i++) tries.push(await tryConnection(fwd.port))
+  itWhere(asRoot, 'N = 32: pipes go to the first connections and come back from idle ones as more connect', async () => {
+    fwd = await startForwarder(socketPath, nofile(32))
+    const tries = await openInTurn(fwd.port, 5)
+    expect(forwarderFds(fwd.launcher.pid!)).toEqual({ pipes: 18, sockets: 2 + 10 })
+    tries.push(...(await openInTurn(fwd.port, 9)))
     expect(tries.every((t) => t.result === 'OK')).toBe(true)
-    expect(forwarderFds(fwd.launcher.pid!)).toEqual({ pipes: 14, sockets: 2 + 14 })
+    expect(forwarderFds(fwd.launcher.pid!)).toEqual({ pipes: 0, sockets: 2 + 28 })
     for (const t of tries) t.s.destroy()
+    expect(await eventually(() => forwarderFds(fwd!.launcher.pid!).sockets === 2)).toBe(true)
+    // Free again: a new connection gets its pipes.
+    const again = await tryConnection(fwd.port)
+    expect(again.result).toBe('OK')
+    expect(forwarderFds(fwd.launcher.pid!).pipes).toBe(4)
+    again.s.destroy()
   })
 })
