@@ -52,8 +52,9 @@
 #define MAX_PAIRS 512     /* concurrent connections; one more is reset at once */
 /* Bytes per pipe (F_SETPIPE_SZ). 256 KiB moves a loopback download in a
  * quarter of the splice calls of the default 64 KiB. Past the user's
- * pipe-user-pages-soft (shared with the proxy's relay, pipe(7)) the kernel
- * refuses the resize and the pipe keeps its default size: correct, slower. */
+ * pipe-user-pages-soft (64 MiB by default, shared with the proxy's relay
+ * and everything else of that uid) new pipes get 2 pages and the resize is
+ * refused (pipe(7)): correct, slower — not an error. */
 #define PIPE_BYTES (256 * 1024)
 #define COPY_BYTES 65536  /* a direction without a pipe: the buffer it copies through */
 #define ROUNDS 16         /* rounds of one direction per wake-up before the pair yields */
@@ -83,7 +84,7 @@ static int epfd = -1;
  * room to accept a pending connection and reset it — else the
  * level-triggered listener would wake the loop for it forever. */
 static int spare = -1;
-static int paused;           /* the listener is out of the epoll set for PAUSE_MS */
+static int paused;           /* the listener is out of the epoll set until the next wake-up (at most PAUSE_MS) */
 /* Descriptors this process holds (after forwarder.c's keep_only, only the
  * listener is open when serving starts), and RLIMIT_NOFILE: the kernel
  * gives the lowest free number (open(2)), so count ≤ limit is numbers < limit. */
@@ -120,7 +121,7 @@ static int drain(struct way *w) {
   if (w->pipe[0] >= 0) n = splice(w->pipe[0], NULL, w->dst, NULL, w->held, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
   else n = send(w->dst, w->buf + w->off, w->held, MSG_NOSIGNAL | MSG_DONTWAIT);
   if (n < 0) return would_block() ? 0 : -1;
-  w->off += (size_t)n;
+  if (w->pipe[0] < 0) w->off += (size_t)n;
   w->held -= (size_t)n;
   return n > 0;
 }
@@ -319,7 +320,7 @@ static int refuse_with_spare(int lfd) {
   return 0;
 }
 
-/* The listener out of the set (events 0) for PAUSE_MS, or back in. */
+/* The listener out of the set (events 0: only errors are reported) until the next wake-up, or back in. */
 static void pause_listener(int lfd, int on) {
   struct epoll_event ev = {.events = on ? 0 : EPOLLIN, .data.ptr = NULL};
   if (epoll_ctl(epfd, EPOLL_CTL_MOD, lfd, &ev) == 0) paused = on;
