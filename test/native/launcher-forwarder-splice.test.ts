@@ -239,6 +239,17 @@ describe('launcher: the forwarder under a low RLIMIT_NOFILE', () => {
     })
   }
 
+  it('N = 32, 40 connections at once: 14 served, the other 26 reset, none left waiting', async () => {
+    fwd = await startForwarder(socketPath, nofile(32))
+    const port = fwd.port
+    const tries = await Promise.all(Array.from({ length: 40 }, () => tryConnection(port)))
+    const results = tries.map((t) => t.result)
+    expect(results.filter((r) => r === 'OK')).toHaveLength(14)
+    expect(results.filter((r) => r !== 'OK').every((r) => r === 'ECONNRESET' || r === 'EPIPE')).toBe(true)
+    expect(await allEchoWhole(tries.filter((t) => t.result === 'OK').map((t) => t.s), MiB)).toBe(true)
+    for (const t of tries) t.s.destroy()
+  })
+
   it('N = 32: the first connections splice (spliced and copying pairs move 4 MiB each way whole together)', async () => {
     fwd = await startForwarder(socketPath, nofile(32))
     // 3 + 2 per pair + 4 pipe ends: pairs 1–4 spliced, pair 5 one way (its other copies).
