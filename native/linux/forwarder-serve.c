@@ -16,9 +16,13 @@
  *
  * The traffic is the sandboxed command's, so untrusted:
  *  - bounded memory: MAX_PAIRS pairs, each with two pipes (their pages
- *    capped by F_SETPIPE_SZ, pipe(7)) or two COPY_BYTES buffers; a direction
- *    reads only while its pipe or buffer has room, so a reader that does not
- *    read stops the writer (TCP back-pressure), nothing queues here;
+ *    capped by F_SETPIPE_SZ, pipe(7)) or two COPY_BYTES buffers, allocated
+ *    per pair (the slots are small; a profile's `limits.as` counts buffers,
+ *    not pipe pages); a direction reads only while its pipe or buffer has
+ *    room, so a reader that does not read stops the writer (TCP
+ *    back-pressure), nothing queues here. The pipe pages count against the
+ *    uid's pipe-user-pages-soft, which the command could use up with pipes
+ *    of its own just as well;
  *  - bounded descriptors: the profile's RLIMIT_NOFILE holds here too (the
  *    forwarder is forked after the rlimits step). A pair is 2 sockets and up
  *    to 4 pipe ends, counted in fds_open. Pipes never cost a connection: a

@@ -80,8 +80,8 @@ static int confine_landlock(struct cordon_err *e) {
  * allow, and none of its rules names pipe2, splice, fcntl (F_SETPIPE_SZ) or
  * epoll_* — they need no rule of their own, and the command's filter is not
  * touched; for Landlock a pipe is no file (pipe2 resolves no path) and
- * splice no access right. The splice tests in
- * test/native/launcher-forwarder.test.ts run under exactly this filter. */
+ * splice no access right. test/native/launcher-forwarder-splice.test.ts
+ * runs the splice loop under exactly this domain and filter. */
 static int confine(const struct plan *p, struct cordon_err *e) {
   if (confine_landlock(e)) return -1;
   return p->fwd_bpf ? cordon_seccomp_load(p->fwd_bpf, p->fwd_len, "forwarder", e) : 0;
