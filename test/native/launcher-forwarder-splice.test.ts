@@ -182,6 +182,16 @@ describe('launcher: the forwarder relays by splice', () => {
     expect(backs.map(sha)).toEqual(payloads.map(sha))
   })
 
+  it('520 connections held open at once: the 512 the forwarder bounds itself to are served, the 8 beyond are reset', async () => {
+    fwd = await startForwarder(socketPath)
+    const port = fwd.port
+    const tries = await Promise.all(Array.from({ length: 520 }, () => tryConnection(port)))
+    const results = tries.map((t) => t.result)
+    expect(results.filter((r) => r === 'OK')).toHaveLength(512)
+    expect(results.filter((r) => r !== 'OK').every((r) => r === 'ECONNRESET' || r === 'EPIPE')).toBe(true)
+    for (const t of tries) t.s.destroy()
+  })
+
   itWhere(asRoot, 'each open connection holds two pipes (four ends), released when it closes', async () => {
     fwd = await startForwarder(socketPath)
     const conns = await Promise.all([1, 2, 3].map(() => open(fwd!.port)))
