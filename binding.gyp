@@ -84,7 +84,7 @@
             "native/linux/fdpass.c",
             "native/linux/metadata-filter.c", "native/linux/notify.c", "native/linux/notify-target.c",
             "native/linux/notify-resolve.c", "native/linux/notify-ops.c", "native/linux/pty.c",
-            "native/linux/forwarder.c"
+            "native/linux/forwarder.c", "native/linux/forwarder-serve.c"
           ],
           "cflags": ["<@(hardening_cflags)", "<@(reproducible_cflags)", "-std=gnu11"],
           "ldflags": ["-static-pie", "-Wl,-z,relro,-z,now", "<@(reproducible_ldflags)"]

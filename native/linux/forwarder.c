@@ -9,8 +9,10 @@
  * the sandbox's namespace — where HTTP_PROXY points — and relays each
  * connection to that one socket. It is trusted code inside the sandbox, so:
  *
- *  - it is tiny: one poll(2) loop, two buffers per open connection, no
- *    parsing (the proxy outside decides everything);
+ *  - it is tiny: one epoll(7) loop that splices each connection's bytes
+ *    through two pipes (forwarder-serve.c, which has the bounds on pairs,
+ *    pipes and descriptors), no parsing (the proxy outside decides
+ *    everything);
  *  - its listener is bound by the supervisor before the command exists, so
  *    the command can neither race it for the port nor find it missing;
  *  - it is confined before it serves anything: a Landlock domain that
@@ -30,7 +32,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,27 +39,10 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <unistd.h>
 #include "cordon-wire.h"
 #include "landlock-abi.h"
 #include "launcher.h"
-
-#define MAX_PAIRS 512     /* concurrent connections; more wait in the listen backlog */
-#define BUF_SIZE 65536    /* per direction: large enough for loopback throughput */
-
-/* One relayed connection: a = the client in the sandbox, b = the proxy's
- * unix socket. The buffers are allocated per connection, in the forwarder
- * only: as static arrays they would be 64 MiB of the launcher's address
- * space in every launch, counted against a profile's `limits.as`. */
-struct pair {
-  int a, b;
-  char *ab, *ba;
-  size_t ab_len, ab_off, ba_len, ba_off;
-  int a_eof, b_eof; /* read side saw end of file */
-};
-
-static struct pair pairs[MAX_PAIRS];
 
 /* The listener, bound in the sandbox's network namespace by the supervisor. */
 int cordon_forwarder_listen(int port, struct cordon_err *e) {
@@ -91,7 +75,13 @@ static int confine_landlock(struct cordon_err *e) {
 }
 
 /* Landlock, then its own seccomp filter (the command's always-rules, and no
- * socket but AF_UNIX, no execve, no bind or listen: TS forwarderProgram()). */
+ * socket but AF_UNIX, no execve, no bind or listen: TS forwarderProgram()).
+ * What serving needs passes both: the filter is a deny list whose default is
+ * allow, and none of its rules names pipe2, splice, fcntl (F_SETPIPE_SZ) or
+ * epoll_* — they need no rule of their own, and the command's filter is not
+ * touched; for Landlock a pipe is no file (pipe2 resolves no path) and
+ * splice no access right. test/native/launcher-forwarder-splice.test.ts
+ * runs the splice loop under exactly this domain and filter. */
 static int confine(const struct plan *p, struct cordon_err *e) {
   if (confine_landlock(e)) return -1;
   return p->fwd_bpf ? cordon_seccomp_load(p->fwd_bpf, p->fwd_len, "forwarder", e) : 0;
@@ -117,107 +107,6 @@ static int await_ready(int fd, struct cordon_err *e) {
   cordon_err_set(e, "forwarder", n == (ssize_t)sizeof msg ? "confine" : "read", n == (ssize_t)sizeof msg ? msg.err : EPIPE);
   snprintf(e->detail, sizeof e->detail, "the network forwarder could not be confined (%s)", msg.syscall);
   return -1;
-}
-
-static int connect_proxy(const char *path) {
-  struct sockaddr_un sun = {.sun_family = AF_UNIX};
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  strncpy(sun.sun_path, path, sizeof sun.sun_path - 1);
-  /* Blocking connect: it waits only while the proxy's backlog (1024) is full. */
-  if (connect(fd, (struct sockaddr *)&sun, sizeof sun) < 0 || fcntl(fd, F_SETFL, O_NONBLOCK) < 0) { close(fd); return -1; }
-  return fd;
-}
-
-static void close_pair(struct pair *p) {
-  close(p->a);
-  close(p->b);
-  free(p->ab);
-  free(p->ba);
-  p->a = p->b = -1;
-  p->ab = p->ba = NULL;
-}
-
-static void accept_one(int lfd, const char *path) {
-  int a = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-  if (a < 0) return;
-  for (int i = 0; i < MAX_PAIRS; i++) {
-    if (pairs[i].a >= 0) continue;
-    int b = connect_proxy(path);
-    if (b < 0) break; /* the proxy is gone: drop the client (it sees a reset) */
-    memset(&pairs[i], 0, sizeof pairs[i]);
-    pairs[i].ab = malloc(BUF_SIZE);
-    pairs[i].ba = malloc(BUF_SIZE);
-    pairs[i].a = a;
-    pairs[i].b = b;
-    if (!pairs[i].ab || !pairs[i].ba) close_pair(&pairs[i]); /* out of memory: this connection only */
-    return;
-  }
-  close(a);
-}
-
-/* One direction of a pair: its buffer and its ends. */
-struct way { int from, to; char *buf; size_t *len, *off; int *eof; };
-
-/* Move bytes one way: read `from` when the buffer is empty, write what is
- * buffered to `to`; at end of file, once drained, half-close `to` so the
- * other side sees it (HTTP/1.0 bodies end that way). -1: drop the pair. */
-static int pump(struct way w, short rev_from) {
-  if (*w.len == 0 && !*w.eof && (rev_from & (POLLIN | POLLHUP | POLLERR))) {
-    ssize_t r = read(w.from, w.buf, BUF_SIZE);
-    if (r > 0) { *w.len = (size_t)r; *w.off = 0; }
-    else if (r == 0 || (errno != EAGAIN && errno != EINTR)) { *w.eof = 1; shutdown(w.to, SHUT_WR); }
-  }
-  if (*w.len > *w.off) {
-    ssize_t n = write(w.to, w.buf + *w.off, *w.len - *w.off);
-    if (n > 0) *w.off += (size_t)n;
-    else if (n < 0 && errno != EAGAIN && errno != EINTR) return -1;
-    if (*w.off == *w.len) *w.len = *w.off = 0;
-  }
-  return 0;
-}
-
-static short events(size_t in_buf, int eof, size_t out_buf) {
-  return (short)((in_buf == 0 && !eof ? POLLIN : 0) | (out_buf > 0 ? POLLOUT : 0));
-}
-
-static nfds_t fill(struct pollfd *fds, int lfd) {
-  nfds_t n = 1;
-  fds[0] = (struct pollfd){lfd, POLLIN, 0};
-  for (int i = 0; i < MAX_PAIRS; i++) {
-    struct pair *p = &pairs[i];
-    if (p->a < 0) continue;
-    fds[n++] = (struct pollfd){p->a, events(p->ab_len, p->a_eof, p->ba_len), 0};
-    fds[n++] = (struct pollfd){p->b, events(p->ba_len, p->b_eof, p->ab_len), 0};
-  }
-  return n;
-}
-
-static void step_pair(struct pair *p, short ra, short rb) {
-  struct way ab = {p->a, p->b, p->ab, &p->ab_len, &p->ab_off, &p->a_eof};
-  struct way ba = {p->b, p->a, p->ba, &p->ba_len, &p->ba_off, &p->b_eof};
-  if (pump(ab, ra) < 0 || pump(ba, rb) < 0 || (p->a_eof && p->b_eof && !p->ab_len && !p->ba_len)) return close_pair(p);
-  /* A side that hung up after its input was read: nothing more can be
-   * delivered to it, and poll(2) reports POLLHUP at once on every turn —
-   * keeping the pair would spin. */
-  if (((ra & (POLLHUP | POLLERR)) && p->a_eof) || ((rb & (POLLHUP | POLLERR)) && p->b_eof)) close_pair(p);
-}
-
-static void serve(int lfd, const char *path) {
-  static struct pollfd fds[1 + 2 * MAX_PAIRS];
-  for (int i = 0; i < MAX_PAIRS; i++) pairs[i].a = pairs[i].b = -1;
-  for (;;) {
-    nfds_t n = fill(fds, lfd);
-    if (poll(fds, n, -1) < 0) { if (errno == EINTR) continue; return; }
-    nfds_t k = 1;
-    for (int i = 0; i < MAX_PAIRS; i++) {
-      struct pair *p = &pairs[i];
-      if (p->a < 0) continue;
-      step_pair(p, fds[k].revents, fds[k + 1].revents);
-      k += 2;
-    }
-    if (fds[0].revents & POLLIN) accept_one(lfd, path);
-  }
 }
 
 /* In the forwarder: hold nothing but the listener (fd 3) and the report
@@ -253,6 +142,6 @@ int cordon_forwarder_start(int lfd, const struct plan *p, struct cordon_err *e) 
   memset(&err, 0, sizeof err);
   if (confine(p, &err) < 0) { report_ready(4, &err); _exit(CORDON_EXIT_SETUP); }
   report_ready(4, NULL);
-  serve(3, p->fwd_socket);
+  cordon_forwarder_serve(3, p->fwd_socket);
   _exit(0);
 }

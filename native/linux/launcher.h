@@ -103,6 +103,8 @@ int step_supervise(const struct plan *p, int status_fd, struct applied *a, struc
 /* forwarder.c: 127.0.0.1:PORT in the sandbox's network namespace → the proxy's unix socket */
 int cordon_forwarder_listen(int port, struct cordon_err *e);
 int cordon_forwarder_start(int lfd, const struct plan *p, struct cordon_err *e);
+/* forwarder-serve.c: in the confined forwarder, relay every connection on `lfd` to the unix socket `path` */
+void cordon_forwarder_serve(int lfd, const char *path);
 
 /* The running kernel's Landlock ABI, or -errno (landlock.c). */
 int landlock_abi_version(void);

@@ -6,19 +6,16 @@
  * run; a forwarder that cannot be confined stops the launch (step
  * `forwarder`), and the command never runs.
  */
-import { spawn } from 'node:child_process'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
 import { connect, createServer, type AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import type { Readable, Writable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { loadNative } from '../../src/native/load.js'
 import { buildNetworkLists } from '../../src/network/policy.js'
 import { startNetworkProxy, type NetworkProxy } from '../../src/network/proxy/proxy.js'
-import { forwarderProgram, seccompProgram } from '../../src/platform/linux/landlock/plan.js'
+import { forwarderPlan, freePort, spawnLauncher } from '../helpers/forwarder.js'
 import { removeTempDirs, tempDir } from '../helpers/temp.js'
 
-const { launcherPath } = loadNative()
 const probe = join(inject('cordonProbeDir'), 'probe-net')
 let registry: HttpServer
 let proxy: NetworkProxy
@@ -36,23 +33,7 @@ afterAll(async () => {
   removeTempDirs()
 })
 
-/** A port free right now on 127.0.0.1 (the forwarder binds it). */
-async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r))
-  const port = (s.address() as AddressInfo).port
-  await new Promise((r) => s.close(r))
-  return port
-}
-
-function plan(argv: string[], port: number, forwarder: Record<string, unknown> = {}) {
-  return {
-    v: 1, argv, env: [`HTTP_PROXY=http://127.0.0.1:${port}`], cwd: '/', compat: 'hard', rlimits: [],
-    landlock: { rules: [{ path: '/', access: ['read'] }], networkOff: false, connectPorts: [port], scopeSignal: true, scopeAbstractUnix: true, log: false },
-    seccomp: seccompProgram('proxy'),
-    forwarder: { port, socket: socketPath, seccomp: forwarderProgram(), ...forwarder },
-  }
-}
+const plan = (argv: string[], port: number, forwarder: Record<string, unknown> = {}) => forwarderPlan(argv, port, socketPath, { forwarder })
 
 function collect(stream: Readable): Promise<string> {
   return new Promise((resolve) => {
@@ -63,10 +44,7 @@ function collect(stream: Readable): Promise<string> {
 }
 
 async function launch(p: object): Promise<{ stdout: string; status: Record<string, unknown>[] }> {
-  const child = spawn(launcherPath, ['--plan-fd', '3', '--status-fd', '4'], { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] })
-  const planPipe = child.stdio[3] as Writable
-  planPipe.on('error', () => {})
-  planPipe.end(JSON.stringify(p))
+  const child = spawnLauncher(p)
   const [stdout, status] = await Promise.all([collect(child.stdout!), collect(child.stdio[4] as Readable)])
   return { stdout: stdout.trim(), status: status.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) }
 }

@@ -82,6 +82,9 @@ export function seccompProgram(network: ResolvedPolicy['network']): NonNullable<
  * Rules of namespace mode's forwarder (native/linux/forwarder.c) on top of
  * the file's always-rules: it needs one AF_UNIX socket per connection, and
  * never execs, binds or listens (its listener is made before it starts).
+ * Its splice loop (forwarder-serve.c) needs pipe2, splice, fcntl
+ * (F_SETPIPE_SZ) and epoll_*: no rule here or among the always-rules names
+ * them (the default is allow), so none is added.
  */
 const FORWARDER_RULES: readonly Omit<SeccompRule, 'when' | 'reason'>[] = [
   { syscall: 'socket', action: 'errno', errno: constants.errno.EAFNOSUPPORT, args: [{ arg: 0, op: 'ne', value: '0x1' }] },
