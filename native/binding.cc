@@ -318,24 +318,48 @@ Napi::Value Reap(const Napi::CallbackInfo &info) {
   return Napi::Boolean::New(env, cordon_reap(info[0].As<Napi::Number>().Int32Value()) == 1);
 }
 
+// The descriptors of a zygote request; false when one is not a number.
+static bool FdList(const Napi::Array &arr, std::vector<int> &fds) {
+  fds.resize(arr.Length());
+  for (uint32_t i = 0; i < arr.Length(); i++) {
+    if (!arr.Get(i).IsNumber()) return false;
+    fds[i] = arr.Get(i).As<Napi::Number>().Int32Value();
+  }
+  return true;
+}
+
 // zygoteCall(socketFd, request: Buffer, fds: number[], timeoutMs) → int32 reply.
 Napi::Value ZygoteCall(const Napi::CallbackInfo &info) {
   Napi::Env env = info.Env();
   if (info.Length() != 4 || !info[0].IsNumber() || !info[1].IsBuffer() || !info[2].IsArray() || !info[3].IsNumber())
     return ThrowTypeError(env, "zygoteCall(fd: number, request: Buffer, fds: number[], timeoutMs: number)");
   Napi::Buffer<uint8_t> req = info[1].As<Napi::Buffer<uint8_t>>();
-  Napi::Array arr = info[2].As<Napi::Array>();
-  std::vector<int> fds(arr.Length());
-  for (uint32_t i = 0; i < arr.Length(); i++) {
-    if (!arr.Get(i).IsNumber()) return ThrowTypeError(env, "zygoteCall: fds must be numbers");
-    fds[i] = arr.Get(i).As<Napi::Number>().Int32Value();
-  }
+  std::vector<int> fds;
+  if (!FdList(info[2].As<Napi::Array>(), fds)) return ThrowTypeError(env, "zygoteCall: fds must be numbers");
   int result = 0;
   cordon_err e{};
   if (cordon_zygote_call(info[0].As<Napi::Number>().Int32Value(), req.Data(), req.Length(), fds.data(), fds.size(),
                          info[3].As<Napi::Number>().Int32Value(), &result, &e) < 0)
     return ThrowCordonError(env, e);
   return Napi::Number::New(env, result);
+}
+
+// zygoteSend(socketFd, request: Buffer, fds: number[]): a request the zygote
+// answers with nothing (a join ahead, zygote-request.h "J"): the caller's
+// thread never waits on the zygote for it.
+Napi::Value ZygoteSend(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 3 || !info[0].IsNumber() || !info[1].IsBuffer() || !info[2].IsArray())
+    return ThrowTypeError(env, "zygoteSend(fd: number, request: Buffer, fds: number[])");
+  Napi::Buffer<uint8_t> req = info[1].As<Napi::Buffer<uint8_t>>();
+  std::vector<int> fds;
+  if (!FdList(info[2].As<Napi::Array>(), fds)) return ThrowTypeError(env, "zygoteSend: fds must be numbers");
+  if (cordon_send_fds(info[0].As<Napi::Number>().Int32Value(), req.Data(), req.Length(), fds.data(), fds.size()) < 0) {
+    cordon_err e{};
+    cordon_err_set(&e, "launch", "sendmsg", errno);
+    return ThrowCordonError(env, e);
+  }
+  return env.Undefined();
 }
 
 // sealedMemfd(data: Buffer) → a close-on-exec memfd holding data, sealed (the launch plan).
@@ -633,6 +657,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("pipe", Napi::Function::New(env, Pipe, "pipe"));
   exports.Set("seqpacketPair", Napi::Function::New(env, SeqpacketPair, "seqpacketPair"));
   exports.Set("zygoteCall", Napi::Function::New(env, ZygoteCall, "zygoteCall"));
+  exports.Set("zygoteSend", Napi::Function::New(env, ZygoteSend, "zygoteSend"));
   exports.Set("close", Napi::Function::New(env, Close, "close"));
   exports.Set("dup", Napi::Function::New(env, Dup, "dup"));
   exports.Set("openNoFollow", Napi::Function::New(env, OpenNoFollow, "openNoFollow"));
@@ -653,7 +678,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   // maxCgroups); 7: the launcher plan takes landlock.connectPorts and
   // forwarder (network allowlist); 8: relay (the proxy's native tunnel
   // relay) (src/native/load.ts refuses an addon of another version).
-  exports.Set("abiVersion", Napi::Number::New(env, 8));
+  exports.Set("abiVersion", Napi::Number::New(env, 9));
   return exports;
 }
 

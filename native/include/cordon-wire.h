@@ -75,8 +75,10 @@
 
 /* ---------- zygote requests (zygote-request.h) ---------- */
 
-/* The first field of a request. Each request gets one int32 reply: the
- * child's pid, 0 for a kill, or -errno. */
+/* The first field of a request. Each request but a join gets one int32
+ * reply: the child's pid, 0 for a kill, or -errno. A join gets none (the
+ * caller does not wait for it; a spare that did not join is harmless: the
+ * child then joins its launch's cgroups itself). */
 #define CORDON_REQ_LAUNCH "L" /* L UMASK NCG + 5 (+NCG) fds: run the launcher on them */
 #define CORDON_REQ_EXEC "X"   /* X UMASK NCG FILE ARGS… + ≥5 (+NCG) fds: execve FILE (bwrap) */
 #define CORDON_REQ_KILL "K"   /* K PID SIG SCOPE: signal a child not yet reaped */

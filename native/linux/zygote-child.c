@@ -223,19 +223,18 @@ pid_t zy_spare_take(struct zy_request *r) {
   return -1;
 }
 
-/* Forward a join to the waiting spare (0), or with no files replace the
- * spare by a fresh one that joined nothing (0); -ESRCH without a spare. */
-int zy_spare_join(struct zy_request *r, int sig_fd) {
-  int rc = 0;
+/* Forward a join to the waiting spare, or with no files replace the spare
+ * by a fresh one that joined nothing. Without a spare (or when the send
+ * fails) nothing happens: the next child joins its launch's cgroups itself. */
+void zy_spare_join(struct zy_request *r, int sig_fd) {
   if (r->nfds == 0) {
     if (spare.pid > 0) kill(spare.pid, SIGKILL); /* reaped later; not a tracked child */
     spare_drop();
     zy_spare_make(sig_fd);
-  } else if (spare.pid <= 0 || zy_request_send(spare.sock, r) < 0) {
-    rc = -ESRCH;
+  } else if (spare.pid > 0) {
+    (void)zy_request_send(spare.sock, r);
   }
   zy_request_close_fds(r);
-  return rc;
 }
 
 void zy_spare_reaped(pid_t pid) {

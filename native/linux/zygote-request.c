@@ -144,6 +144,10 @@ int zy_request_parse(struct zy_request *r, struct zy_parsed *out) {
   return -EINVAL;
 }
 
+int zy_request_is_join(const struct zy_request *r) {
+  return r->len >= sizeof CORDON_REQ_JOIN && memcmp(r->buf, CORDON_REQ_JOIN, sizeof CORDON_REQ_JOIN) == 0; /* "J\0" */
+}
+
 int zy_request_send(int sock, const struct zy_request *r) {
   return cordon_send_fds(sock, r->buf, r->len, r->fds, r->nfds);
 }

@@ -62,6 +62,9 @@ ssize_t zy_request_receive(int sock, struct zy_request *r, pid_t sender);
  * -ESRCH: a kill that names no valid target). */
 int zy_request_parse(struct zy_request *r, struct zy_parsed *out);
 
+/* Whether the request is a join (its first field is "J"), parsed or not: a join is never answered. */
+int zy_request_is_join(const struct zy_request *r);
+
 /* Send the request, bytes and descriptors, on `sock`: 0, or -1 with errno. */
 int zy_request_send(int sock, const struct zy_request *r);
 

@@ -93,9 +93,10 @@ static void kill_request(const struct zy_parsed *q) {
 static void handle(struct zy_request *r, int sig_fd) {
   static struct zy_parsed q; /* 32 KiB of field pointers: not on the stack */
   int rc = zy_request_parse(r, &q);
-  if (rc < 0) { zy_request_close_fds(r); reply(rc); }
+  /* A join is never answered, not even a malformed one: the caller reads no reply to it. */
+  if (rc < 0) { zy_request_close_fds(r); if (!zy_request_is_join(r)) reply(rc); }
   else if (q.kind == ZY_KILL) kill_request(&q);
-  else if (q.kind == ZY_JOIN) reply(zy_spare_join(r, sig_fd));
+  else if (q.kind == ZY_JOIN) zy_spare_join(r, sig_fd);
   else spawn_request(r, &q, sig_fd);
 }
 

@@ -21,8 +21,8 @@ pid_t zy_start(struct zy_request *r, const struct zy_parsed *q, int sig_fd);
 void zy_spare_make(int sig_fd);
 /* Hand the request to the spare: its pid, or -1 when there is none. */
 pid_t zy_spare_take(struct zy_request *r);
-/* A join request (zygote-request.h "J"): 0, or -ESRCH without a spare. */
-int zy_spare_join(struct zy_request *r, int sig_fd);
+/* A join request (zygote-request.h "J"), never answered. */
+void zy_spare_join(struct zy_request *r, int sig_fd);
 void zy_spare_reaped(pid_t pid);
 
 #endif

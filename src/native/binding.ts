@@ -109,6 +109,8 @@ export interface NativeBinding {
   openNoFollow(path: string): number
   /** Linux: one zygote request with its descriptors; the int32 reply (pid, 0 or -errno). */
   zygoteCall(fd: number, request: Buffer, fds: number[], timeoutMs: number): number
+  /** A request the zygote never answers (a join ahead). */
+  zygoteSend(fd: number, request: Buffer, fds: number[]): void
   /** Linux: a close-on-exec memfd holding `data`, sealed against any change, at offset 0. */
   sealedMemfd(data: Buffer): number
   /**

@@ -69,24 +69,27 @@ export function takeAhead(z: AheadZygote, plan: CgroupPlan): RunCgroup | undefin
 export function prepareAhead(z: AheadZygote, plan: CgroupPlan): void {
   if (ready.has(z) || scheduled.has(z)) return
   scheduled.add(z)
-  setImmediate(() => {
-    scheduled.delete(z)
+  setImmediate(() => void make(z, plan)).unref()
+}
+
+async function make(z: AheadZygote, plan: CgroupPlan): Promise<void> {
+  try {
     if (ready.has(z) || z.dead) return
     let cgroup: RunCgroup
     try {
-      cgroup = RunCgroup.create(plan)
+      cgroup = await RunCgroup.createAhead(plan)
     } catch {
       return
     }
+    if (ready.has(z) || z.dead) return void cgroup.teardown()
     const dropped = () => {
       if (ready.get(z)?.cgroup !== cgroup) return // taken by a run: that run owns it
       ready.delete(z)
       setTimeout(() => void cgroup.teardown(), DROP_DELAY_MS).unref()
     }
-    if (!z.joinAhead(cgroup.procs(), cgroup, dropped)) {
-      void cgroup.teardown()
-      return
-    }
+    if (!z.joinAhead(cgroup.procs(), cgroup, dropped)) return void cgroup.teardown()
     ready.set(z, { cgroup, key: planKey(plan) })
-  }).unref()
+  } finally {
+    scheduled.delete(z)
+  }
 }

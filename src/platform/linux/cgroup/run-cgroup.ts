@@ -9,6 +9,7 @@
  * the wait for the killed processes to be gone is asynchronous.
  */
 import { closeSync, mkdirSync, openSync, writeFileSync, constants as fsc } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fromNativeError } from '../../../native/native-error.js'
 import type { LimitEvents } from '../../backend.js'
@@ -40,9 +41,9 @@ export class RunCgroup {
    * joined yet. A failure removes what was made and throws a SetupError
    * (step `cgroup`).
    */
-  static create(plan: CgroupPlan): RunCgroup {
+  static create(plan: CgroupPlan, made?: { name: string }): RunCgroup {
     const rc = new RunCgroup(plan)
-    const name = `cordon-${PIDNS}-${process.pid}-${++serial}`
+    const name = made?.name ?? RunCgroup.newName()
     let step = { syscall: 'mkdir', path: '' }
     try {
       for (const d of plan.dirs) {
@@ -51,7 +52,7 @@ export class RunCgroup {
         step = { syscall: 'write', path: join(d.parent, 'cgroup.subtree_control') }
         enableControllers(d)
         step = { syscall: 'mkdir', path: dir }
-        mkdirSync(dir)
+        if (!made) mkdirSync(dir)
         rc.dirs.push(dir)
         step = { syscall: 'write', path: dir }
         writeLimits(dir, d)
@@ -66,6 +67,26 @@ export class RunCgroup {
     }
     live.add(rc)
     return rc
+  }
+
+  private static newName(): string {
+    return `cordon-${PIDNS}-${process.pid}-${++serial}`
+  }
+
+  /**
+   * create() with the directories made on libuv's thread pool: an mkdir in
+   * a cgroup hierarchy costs the kernel ~0.1 ms, spent off the event loop
+   * when nothing waits for the cgroup yet (a cgroup made ahead, ahead.ts).
+   */
+  static async createAhead(plan: CgroupPlan): Promise<RunCgroup> {
+    const name = RunCgroup.newName()
+    const made = await Promise.allSettled(plan.dirs.map((d) => mkdir(join(d.parent, name))))
+    const failed = made.find((m): m is PromiseRejectedResult => m.status === 'rejected')
+    if (failed) {
+      plan.dirs.forEach((d, i) => made[i]!.status === 'fulfilled' && removeTree(join(d.parent, name)))
+      throw fromNativeError(failed.reason, { step: 'cgroup', syscall: 'mkdir', detail: `could not make the run's cgroup (${(failed.reason as NodeJS.ErrnoException).path ?? name})` })
+    }
+    return RunCgroup.create(plan, { name })
   }
 
   /** The open cgroup.procs files, for the launch request (closed here once the zygote has them). */
@@ -89,6 +110,22 @@ export class RunCgroup {
     const all = new Set<number>()
     for (const dir of this.dirs) for (const pid of pidsIn(readText(join(dir, 'cgroup.procs')))) all.add(pid)
     return [...all]
+  }
+
+  /**
+   * Whether no process is left. With a v2 cgroup in the plan (v2, or a
+   * hybrid host's controller-less one), its cgroup.events says so in one
+   * small read: every process of the run joined it too, and `populated`
+   * counts the cgroups below (cgroups(7), "Cgroups v2 cgroup.events").
+   * Otherwise: every v1 cgroup.procs is listed.
+   */
+  private empty(): boolean {
+    const v2 = this.plan.dirs.findIndex((d) => d.version === 2)
+    const dir = v2 >= 0 ? this.dirs[v2] : undefined
+    if (dir === undefined) return this.members().length === 0
+    const events = readText(join(dir, 'cgroup.events'))
+    // An unreadable file is not an empty cgroup: list the processes instead.
+    return /^populated 0$/m.test(events) || (!/^populated 1$/m.test(events) && this.members().length === 0)
   }
 
   /** SIGKILL every process listed now; false when none was. */
@@ -170,7 +207,7 @@ export class RunCgroup {
 
   /** Kill everything in the run's cgroups now, without waiting (teardown() waits and removes them). */
   kill(): void {
-    this.killed ??= this.members().length ? this.killAll() : undefined
+    this.killed ??= this.empty() ? undefined : this.killAll()
   }
 
   /**
@@ -182,10 +219,10 @@ export class RunCgroup {
   end(): Promise<LimitEvents> {
     this.done ??= (async () => {
       this.closeProcs()
-      if (this.members().length) {
+      if (!this.empty()) {
         this.killed = this.killAll()
         const until = Date.now() + EMPTY_WAIT_MS
-        while (this.members().length && Date.now() < until) {
+        while (!this.empty() && Date.now() < until) {
           await new Promise((r) => setTimeout(r, POLL_MS))
           // Without cgroup.kill or the freezer, a fork may win the race with
           // the list: kill what is there again (pids.max bounds the rounds).

@@ -180,12 +180,26 @@ class Zygote {
   joinAhead(procs: readonly number[], owner: object, dropped: () => void): boolean {
     if (this.dead || this.joined || procs.length === 0) return false
     try {
-      if (this.call([WIRE.request.join], [...procs]) !== 0) return false
+      this.send([WIRE.request.join], [...procs])
     } catch {
       return false
     }
     this.joined = { owner, dropped }
     return true
+  }
+
+  /**
+   * A request the zygote does not answer (a join): the caller's thread does
+   * not wait for the zygote. Whether the spare took it does not matter for
+   * what runs where: a child that did not join ahead joins at its launch.
+   */
+  private send(fields: readonly string[], fds: number[]): void {
+    if (this.dead) throw new SetupError('launch', 'zygote', 0, 'ECONNRESET', 'the launcher zygote is gone')
+    try {
+      loadNative().binding.zygoteSend(this.socket, request(fields), fds)
+    } catch (e) {
+      throw fromNativeError(e, { step: 'launch', syscall: 'zygote', detail: 'the launcher zygote did not take the request' })
+    }
   }
 
   private dropJoined(): void {
@@ -206,7 +220,7 @@ class Zygote {
    */
   start(job: ZygoteJob, fds: ChildFds, cgroups: readonly number[] = [], cgroupOwner?: object): { pid: number; exited: Promise<ChildExit> } {
     if (this.joined && this.joined.owner !== cgroupOwner) {
-      this.call([WIRE.request.join], []) // throws when the zygote is gone: no launch then either
+      this.send([WIRE.request.join], []) // throws when the zygote is gone: no launch then either
       this.dropJoined()
     }
     const umask = process.umask().toString(8)
