@@ -96,8 +96,8 @@ function launchPrepared(prepared: LinuxPrepared, req: StartRequest): Launched {
       streams: req.streams === true,
       ...(req.tty ? { tty: req.tty } : {}),
     })
-    // The next run's cgroup, made and joined while this one runs (cgroup/ahead.ts).
-    if (prepared.cgroup) prepareAhead(zygoteFor(prepared.launcher), prepared.cgroup.plan)
+    // The next run's cgroup: this one's once it is over, or one made while a long one runs (cgroup/ahead.ts).
+    if (prepared.cgroup) prepareAhead(zygoteFor(prepared.launcher), prepared.cgroup)
     return launched
   } finally {
     prepared.cgroup?.closeProcs() // the zygote's child has its own copies

@@ -32,6 +32,14 @@ export class RunCgroup {
   private removal: Promise<boolean> | undefined
   /** How the cgroup was killed, once it was. */
   private killed: CgroupKill | undefined
+  /** The counters as an earlier run left them (a cgroup used again, recycle()): this run's counts are above them. */
+  private baseline: LimitEvents = { pidsLimitHit: 0, oomKills: 0, cpuThrottled: 0 }
+  /**
+   * Asked once the run's cgroup is empty and counted: true when it takes
+   * the cgroup for another run (ahead.ts, through recycle()); otherwise
+   * the directories are removed.
+   */
+  reuse: ((rc: RunCgroup, counted: LimitEvents) => boolean) | undefined
 
   private constructor(readonly plan: CgroupPlan) {}
 
@@ -185,7 +193,8 @@ export class RunCgroup {
     }
   }
 
-  private events(): LimitEvents {
+  /** The counters as the kernel has them now (they only grow while the cgroup exists). */
+  private counters(): LimitEvents {
     const pids = this.dirOf('pids')
     const mem = this.dirOf('memory')
     const cpu = this.dirOf('cpu')
@@ -196,6 +205,38 @@ export class RunCgroup {
       oomKills: mem ? eventCount(readText(join(mem, memV2 ? 'memory.events' : 'memory.oom_control')), 'oom_kill') : 0,
       cpuThrottled: cpu ? eventCount(readText(join(cpu, 'cpu.stat')), 'nr_throttled') : 0,
     }
+  }
+
+  /**
+   * The same directories for another run with the same plan, once this
+   * one's is over (end() found them empty): no mkdir and no rmdir, each of
+   * which waits for the kernel. The limits are written again; the new
+   * run's counts start from where this one's ended. Only a plan without a
+   * memory controller (a v1 memory cgroup keeps page cache charged to it,
+   * which would count against the next run's limit).
+   */
+  recycle(counted: LimitEvents): RunCgroup | undefined {
+    if (this.plan.dirs.some((d) => d.controllers.includes('memory'))) return undefined
+    const next = new RunCgroup(this.plan)
+    next.dirs.push(...this.dirs)
+    next.baseline = counted
+    try {
+      this.plan.dirs.forEach((d, i) => writeLimits(next.dirs[i]!, d))
+      for (const dir of next.dirs) next.fds.push(openSync(join(dir, 'cgroup.procs'), fsc.O_WRONLY))
+    } catch {
+      next.closeProcs()
+      return undefined // this one's directories are then removed as usual
+    }
+    this.removal = Promise.resolve(true) // the directories are next's now
+    live.delete(this)
+    live.add(next)
+    return next
+  }
+
+  private events(): { run: LimitEvents; counted: LimitEvents } {
+    const counted = this.counters()
+    const b = this.baseline
+    return { run: { pidsLimitHit: counted.pidsLimitHit - b.pidsLimitHit, oomKills: counted.oomKills - b.oomKills, cpuThrottled: counted.cpuThrottled - b.cpuThrottled }, counted }
   }
 
   /** Remove the run's directories (a sub-cgroup the command made first); what is still busy stays, and false says so. */
@@ -229,9 +270,10 @@ export class RunCgroup {
           if (this.killed === 'signal') this.signalAll()
         }
       }
-      const events = this.events()
-      void this.removed()
-      return events
+      const { run, counted } = this.events()
+      // Empty and counted: used again for the next run, or removed.
+      if (!this.reuse?.(this, counted)) void this.removed()
+      return run
     })()
     return this.done
   }

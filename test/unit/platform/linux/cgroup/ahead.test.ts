@@ -1,6 +1,7 @@
 /**
- * The next run's cgroup, made and joined ahead (src/platform/linux/cgroup/ahead.ts):
- * a run with the same plan starts in it, with its limits; a run with
+ * The next run's cgroup, joined ahead (src/platform/linux/cgroup/ahead.ts) —
+ * the previous run's own once it is over and empty, used again: a run with
+ * the same plan starts in it, with its limits and counts of its own; a run with
  * another plan never does — the zygote's waiting child, which joined it,
  * is replaced first — and the cgroup made ahead is then removed. What the
  * command reports of itself (/proc/self/cgroup, its pids.max) is the
@@ -50,17 +51,29 @@ async function whereItRuns(sb: Sandbox): Promise<{ name: string; max: string }> 
 describeWhere(missing, 'a cgroup made ahead for the next run', () => {
   const sandbox = (pids: number) => createSandbox({ cwd: tempDir('cordon-ahead-'), mode: 'landlock', compat: 'best-effort', limits: { pids } })
 
-  it('the next run with the same limits starts in it, and its limit is in force there', async () => {
+  it("the next run with the same limits starts in it — the previous run's own, emptied — and its limit is in force there", async () => {
     const sb = sandbox(77)
     const first = await whereItRuns(sb)
     expect(first.max).toBe('77')
     expect(await eventually(() => aheadDirs().length === 1)).toBe(true)
-    const [made] = aheadDirs()
-    expect(made).not.toBe(first.name)
+    expect(aheadDirs()).toEqual([first.name]) // handed on: only the zygote's waiting child is in it
     const second = await whereItRuns(sb)
-    expect(second).toEqual({ name: made, max: '77' })
+    expect(second).toEqual({ name: first.name, max: '77' })
     sb.close()
   })
+
+  it("a run's counts are its own in a cgroup used again: the limit hit by one run is not the next run's", async () => {
+    const sb = sandbox(20)
+    // 40 background sleepers against pids.max 20: forks are refused (pids.events max grows).
+    const hog = await sb.run(['/bin/sh', '-c', 'for i in $(seq 40); do sleep 5 & done 2>/dev/null; exit 0'])
+    expect(hog.limitEvents?.pidsLimitHit).toBeGreaterThan(0)
+    expect(await eventually(() => aheadDirs().length === 1)).toBe(true)
+    const where = await whereItRuns(sb)
+    const calm = await sb.run(['/bin/true'])
+    expect(where.max).toBe('20')
+    expect(calm.limitEvents).toEqual({ pidsLimitHit: 0, oomKills: 0, cpuThrottled: 0 })
+    sb.close()
+  }, 30_000)
 
   it('a run with other limits does not start in it; it is removed', async () => {
     const a = sandbox(78)
