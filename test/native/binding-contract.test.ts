@@ -77,10 +77,11 @@ describe('probe()', () => {
 })
 
 describe('module', () => {
-  it('exports probe, hardenSelf and abiVersion 8 (FdReader, sealedMemfd; wire, landlock; notify rules; openPty, terminal, setTerminalSize; cgroup.procs fds; launcher plan connectPorts and forwarder; relay)', () => {
+  it('exports probe, hardenSelf and abiVersion 9 (FdReader, sealedMemfd; wire, landlock; notify rules; openPty, terminal, setTerminalSize; cgroup.procs fds; launcher plan connectPorts and forwarder; relay; zygoteSend for joins ahead)', () => {
     expect(typeof binding.probe).toBe('function')
     expect(typeof binding.hardenSelf).toBe('function')
-    expect(binding.abiVersion).toBe(8)
+    expect(binding.abiVersion).toBe(9)
+    expect(typeof binding.zygoteSend).toBe('function')
     expect(typeof binding.FdReader).toBe('function')
     expect(typeof binding.relay).toBe('function')
     expect(typeof binding.sealedMemfd).toBe('function')

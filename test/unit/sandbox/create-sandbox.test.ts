@@ -13,16 +13,9 @@ import { rejected } from '../../helpers/errors.js'
 // Every sandboxed child is started by a request to the launcher zygote
 // (Zygote.start): count those.
 const spawned = vi.fn()
-vi.mock('../../../src/platform/linux/launch/zygote.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../../src/platform/linux/launch/zygote.js')>()
-  return {
-    ...actual,
-    zygoteFor: (launcher: string) => {
-      const z = actual.zygoteFor(launcher)
-      return { start: (...a: Parameters<typeof z.start>) => (spawned(...a), z.start(...a)), kill: z.kill.bind(z) }
-    },
-  }
-})
+vi.mock('../../../src/platform/linux/launch/zygote.js', async (importOriginal) =>
+  (await import('../../helpers/zygote-spy.js')).countingStarts(await importOriginal(), (...a) => spawned(...a)),
+)
 
 const dir = mkdtempSync(join(tmpdir(), 'cordon-create-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

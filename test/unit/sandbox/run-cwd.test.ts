@@ -14,16 +14,9 @@ import { rejected } from '../../helpers/errors.js'
 import { makeTestTmpDir } from '../../helpers/paths.js'
 
 const spawned = vi.fn()
-vi.mock('../../../src/platform/linux/launch/zygote.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../../src/platform/linux/launch/zygote.js')>()
-  return {
-    ...actual,
-    zygoteFor: (launcher: string) => {
-      const z = actual.zygoteFor(launcher)
-      return { start: (...a: Parameters<typeof z.start>) => (spawned(...a), z.start(...a)), kill: z.kill.bind(z) }
-    },
-  }
-})
+vi.mock('../../../src/platform/linux/launch/zygote.js', async (importOriginal) =>
+  (await import('../../helpers/zygote-spy.js')).countingStarts(await importOriginal(), (...a) => spawned(...a)),
+)
 
 // Under test/.tmp, not /tmp: namespace mode shows /tmp private and empty.
 const root = makeTestTmpDir('run-cwd-')
