@@ -7,11 +7,14 @@
  * command reports of itself (/proc/self/cgroup, its pids.max) is the
  * evidence; this test process is the caller.
  */
+import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { createSandbox, type Sandbox } from '../../../../../src/index.js'
+import { planCgroups } from '../../../../../src/platform/linux/cgroup/cgroup-plan.js'
 import { probeCgroups } from '../../../../../src/platform/linux/cgroup/cgroup-support.js'
+import { RunCgroup } from '../../../../../src/platform/linux/cgroup/run-cgroup.js'
 import { eventually } from '../../../../helpers/processes.js'
 import { describeWhere, unless } from '../../../../helpers/requirements.js'
 import { removeTempDirs, tempDir } from '../../../../helpers/temp.js'
@@ -51,29 +54,38 @@ async function whereItRuns(sb: Sandbox): Promise<{ name: string; max: string }> 
 describeWhere(missing, 'a cgroup made ahead for the next run', () => {
   const sandbox = (pids: number) => createSandbox({ cwd: tempDir('cordon-ahead-'), mode: 'landlock', compat: 'best-effort', limits: { pids } })
 
-  it("the next run with the same limits starts in it — the previous run's own, emptied — and its limit is in force there", async () => {
+  it('the next run with the same limits starts in the cgroup that waited for it, and its limit is in force there', async () => {
     const sb = sandbox(77)
     const first = await whereItRuns(sb)
     expect(first.max).toBe('77')
+    // The first run's own once it is over (it ended within LONG_RUN_MS), or one made while it ran.
     expect(await eventually(() => aheadDirs().length === 1)).toBe(true)
-    expect(aheadDirs()).toEqual([first.name]) // handed on: only the zygote's waiting child is in it
+    const [waiting] = aheadDirs()
     const second = await whereItRuns(sb)
-    expect(second).toEqual({ name: first.name, max: '77' })
+    expect(second).toEqual({ name: waiting, max: '77' })
     sb.close()
   })
 
-  it("a run's counts are its own in a cgroup used again: the limit hit by one run is not the next run's", async () => {
-    const sb = sandbox(20)
-    // 40 background sleepers against pids.max 20: forks are refused (pids.events max grows).
-    const hog = await sb.run(['/bin/sh', '-c', 'for i in $(seq 40); do sleep 5 & done 2>/dev/null; exit 0'])
-    expect(hog.limitEvents?.pidsLimitHit).toBeGreaterThan(0)
-    expect(await eventually(() => aheadDirs().length === 1)).toBe(true)
-    const where = await whereItRuns(sb)
-    const calm = await sb.run(['/bin/true'])
-    expect(where.max).toBe('20')
-    expect(calm.limitEvents).toEqual({ pidsLimitHit: 0, oomKills: 0, cpuThrottled: 0 })
-    sb.close()
-  }, 30_000)
+  it("a cgroup used again counts from where the previous run's count ended", async () => {
+    const plan = planCgroups(probe.ok ? probe.host : (undefined as never), { pids: 4, memory: null, cpus: null })!
+    const first = RunCgroup.create(plan)
+    let next: RunCgroup | undefined
+    first.reuse = (rc, counted) => (next = rc.recycle(counted)) !== undefined
+    // Joins (as the zygote's child does, through the inherited cgroup.procs files), then forks past pids.max 4.
+    const joinAll = (rc: RunCgroup) => rc.procs().map((_, i) => `echo 0 >&${3 + i}`).join('; ')
+    const inCgroup = (rc: RunCgroup, script: string) => {
+      const r = spawnSync('sh', ['-c', `${joinAll(rc)}; ${script}`], { stdio: ['ignore', 'ignore', 'ignore', ...rc.procs()] })
+      rc.closeProcs()
+      return r.status
+    }
+    inCgroup(first, 'for i in 1 2 3 4 5 6 7 8; do sleep 2 & done 2>/dev/null; exit 0')
+    expect((await first.end()).pidsLimitHit).toBeGreaterThan(0)
+    expect(next).toBeDefined()
+    expect(next!.dirs).toEqual(first.dirs) // the same directories, not removed
+    expect(inCgroup(next!, 'true')).toBe(0)
+    expect(await next!.teardown()).toEqual({ pidsLimitHit: 0, oomKills: 0, cpuThrottled: 0 })
+    expect(next!.dirs.filter((d) => existsSync(d))).toEqual([])
+  })
 
   it('a run with other limits does not start in it; it is removed', async () => {
     const a = sandbox(78)
