@@ -83,6 +83,11 @@
 #define CORDON_REQ_EXEC "X"   /* X UMASK NCG FILE ARGS… + ≥5 (+NCG) fds: execve FILE (bwrap) */
 #define CORDON_REQ_KILL "K"   /* K PID SIG SCOPE: signal a child not yet reaped */
 #define CORDON_REQ_JOIN "J"   /* J + NCG fds: the spare joins these cgroups now; J + none: replace the spare */
+#define CORDON_REQ_VERSION "V" /* V: the zygote protocol this launcher speaks (CORDON_ZYGOTE_PROTOCOL) */
+/* The zygote protocol: 2 adds J (unanswered) and V. A launcher that answers V
+ * with anything else (an older one: -EINVAL) is never sent a J, whose lack of
+ * an answer it would not know about: every later reply would be one off. */
+#define CORDON_ZYGOTE_PROTOCOL 2
 /* SCOPE of a kill: the child's process group, or the child alone. */
 #define CORDON_KILL_GROUP "g"
 #define CORDON_KILL_PROCESS "p"
@@ -159,6 +164,8 @@
   STR(request, exec, CORDON_REQ_EXEC)                                    \
   STR(request, kill, CORDON_REQ_KILL)                                    \
   STR(request, join, CORDON_REQ_JOIN)                                    \
+  STR(request, version, CORDON_REQ_VERSION)                              \
+  NUM(zygote, protocol, CORDON_ZYGOTE_PROTOCOL)                          \
   STR(request, killGroup, CORDON_KILL_GROUP)                             \
   STR(request, killProcess, CORDON_KILL_PROCESS)                         \
   NUM(plan, version, CORDON_PLAN_VERSION)                                \

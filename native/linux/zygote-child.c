@@ -20,6 +20,8 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 #include "cordon-wire.h"
 #include "launcher.h"
@@ -81,20 +83,29 @@ struct file_id {
 static struct file_id joined[CORDON_MAX_CGROUP_FDS];
 static size_t n_joined;
 
-static int was_joined(int fd) {
+static int same_file(struct file_id a, struct file_id b) { return a.dev == b.dev && a.ino == b.ino; }
+
+static int file_id_of(int fd, struct file_id *out) {
   struct stat st;
-  if (fstat(fd, &st) < 0) return 0;
-  for (size_t i = 0; i < n_joined; i++)
-    if (joined[i].dev == st.st_dev && joined[i].ino == st.st_ino) return 1;
+  if (fstat(fd, &st) < 0) return -1;
+  *out = (struct file_id){st.st_dev, st.st_ino};
   return 0;
 }
 
-/* Every file of the launch was joined ahead of time (and nothing else was:
- * a cgroup joined for another plan would hold this run). */
+/* The launch's files are exactly the joined ones: as many, each joined, no
+ * two the same (so none of the joined is left out). */
 static int joined_already(const struct zy_request *r, size_t first) {
-  if (r->nfds - first != n_joined || n_joined == 0) return 0;
-  for (size_t i = first; i < r->nfds; i++)
-    if (!was_joined(r->fds[i])) return 0;
+  struct file_id ids[CORDON_MAX_CGROUP_FDS];
+  size_t n = r->nfds - first;
+  if (n != n_joined || n == 0) return 0;
+  for (size_t i = 0; i < n; i++) {
+    int found = 0;
+    if (file_id_of(r->fds[first + i], &ids[i]) < 0) return 0;
+    for (size_t j = 0; j < i; j++)
+      if (same_file(ids[j], ids[i])) return 0;
+    for (size_t j = 0; j < n_joined && !found; j++) found = same_file(joined[j], ids[i]);
+    if (!found) return 0;
+  }
   return 1;
 }
 
@@ -120,7 +131,13 @@ static int joined_already(const struct zy_request *r, size_t first) {
  */
 static void join_cgroups(struct zy_request *r, size_t ncg) {
   size_t first = r->nfds - ncg;
-  size_t from = joined_already(r, first) ? r->nfds : first; /* nothing left to write */
+  int ahead = joined_already(r, first);
+  /* Joined ahead for another launch (the caller replaces such a spare before
+   * any other launch; this is the second line): writing this launch's files
+   * would not leave the cgroups it lacks, so the command would run in another
+   * run's. Refused instead. */
+  if (n_joined > 0 && !ahead) { errno = EBUSY; report_step_and_exit(r->fds[CORDON_FD_STATUS], "cgroup", "join", "joined ahead for another run", CORDON_EXIT_SETUP); }
+  size_t from = ahead ? r->nfds : first; /* nothing left to write */
   for (size_t i = from; i < r->nfds; i++) {
     ssize_t w;
     do w = write(r->fds[i], "0", 1); while (w < 0 && errno == EINTR);
@@ -142,7 +159,7 @@ static void exec_wrapper(char **argv) {
 /* In the child (the spare, or a fork when there is none): run one request,
  * which the zygote has already checked. Never returns. */
 static void child_main(struct zy_request *r, const struct zy_parsed *q, int sig_fd) {
-  if (q->kind == ZY_KILL || q->kind == ZY_JOIN || r->nfds < CORDON_CHILD_FDS + q->ncg) _exit(CORDON_EXIT_SETUP);
+  if (q->kind == ZY_KILL || q->kind == ZY_JOIN || q->kind == ZY_VERSION || r->nfds < CORDON_CHILD_FDS + q->ncg) _exit(CORDON_EXIT_SETUP);
   reset_child(sig_fd, q->umask);
   join_cgroups(r, q->ncg);
   int status_fd = r->fds[CORDON_FD_STATUS]; /* the status fd as received, until place_fds lifts it */
@@ -165,19 +182,29 @@ static struct { pid_t pid; int sock; } spare = {0, -1};
  * crosses between the two processes. It dies with the zygote (PDEATHSIG)
  * and never runs anything without a request. */
 /* A join ahead of the launch: write "0" into each cgroup.procs (this
- * process) and remember which files. Any failure forgets them all: the
- * launch then joins its cgroups itself and reports what fails. */
+ * process) and remember which files. */
+/* A file of a cgroup filesystem, v1 or v2 (statfs(2) f_type): a join writes
+ * "0" into nothing else. */
+static int on_cgroupfs(int fd) {
+  struct statfs fs;
+  return fstatfs(fd, &fs) == 0 && (fs.f_type == CGROUP_SUPER_MAGIC || fs.f_type == CGROUP2_SUPER_MAGIC);
+}
+
 static void join_ahead(struct zy_request *r) {
   n_joined = 0;
   int ok = 1;
   for (size_t i = 0; ok && i < r->nfds; i++) {
-    struct stat st;
-    ssize_t w;
-    do w = write(r->fds[i], "0", 1); while (w < 0 && errno == EINTR);
-    ok = w == 1 && fstat(r->fds[i], &st) == 0;
-    if (ok) joined[n_joined++] = (struct file_id){st.st_dev, st.st_ino};
+    struct file_id id;
+    ssize_t w = -1;
+    ok = on_cgroupfs(r->fds[i]) && file_id_of(r->fds[i], &id) == 0;
+    for (size_t j = 0; ok && j < n_joined; j++) ok = !same_file(joined[j], id); /* each once */
+    if (ok) do w = write(r->fds[i], "0", 1); while (w < 0 && errno == EINTR);
+    ok = ok && w == 1;
+    if (ok) joined[n_joined++] = id;
   }
-  if (!ok) n_joined = 0;
+  /* Half joined is a state no launch should start from: this spare ends, and
+   * the next launch gets a fresh child, which joins its own cgroups. */
+  if (!ok) _exit(CORDON_EXIT_SETUP);
   zy_request_close_fds(r); /* a cgroup.procs is a capability: never kept (see join_cgroups) */
 }
 

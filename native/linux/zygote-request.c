@@ -71,10 +71,12 @@ ssize_t zy_request_receive(int sock, struct zy_request *r, pid_t sender) {
   if (n <= 0) return n;
   pid_t who = take_control(r, &msg);
   if (sender > 0 && who != sender) { zy_request_close_fds(r); errno = EPERM; return -1; }
-  /* A truncated message or descriptor list is not a request we understood. */
-  if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) { zy_request_close_fds(r); errno = EMSGSIZE; return -1; }
+  /* The bytes received are kept even when truncated: a truncated join must
+   * still be known for one (it gets no answer, zy_request_is_join). */
   r->len = (size_t)n;
   r->buf[n] = 0; /* buf has cap + 1 bytes */
+  /* A truncated message or descriptor list is not a request we understood. */
+  if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) { zy_request_close_fds(r); errno = EMSGSIZE; return -1; }
   return n;
 }
 
@@ -141,6 +143,7 @@ int zy_request_parse(struct zy_request *r, struct zy_parsed *out) {
   if (strcmp(kind, CORDON_REQ_EXEC) == 0) return parse_spawn(r, out, ZY_EXEC);
   if (strcmp(kind, CORDON_REQ_KILL) == 0) return parse_kill(r, out);
   if (strcmp(kind, CORDON_REQ_JOIN) == 0) return parse_join(r, out);
+  if (strcmp(kind, CORDON_REQ_VERSION) == 0 && out->nfields == 1 && r->nfds == 0) return out->kind = ZY_VERSION, 0;
   return -EINVAL;
 }
 

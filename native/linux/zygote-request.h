@@ -12,6 +12,7 @@
  *   "J\0"                          + 1..NCG fds  the waiting spare joins these
  *                                              cgroups now (ahead of its launch)
  *   "J\0"                          + no fds      replace the spare by a new one
+ *   "V\0"                                        the protocol this zygote speaks
  *
  * Receiving (with the sender's credentials), parsing into a checked view,
  * and sending a request on (the zygote hands each one to its spare) live
@@ -33,7 +34,7 @@ struct zy_request {
   size_t nfds;
 };
 
-enum zy_kind { ZY_LAUNCH, ZY_EXEC, ZY_KILL, ZY_JOIN };
+enum zy_kind { ZY_LAUNCH, ZY_EXEC, ZY_KILL, ZY_JOIN, ZY_VERSION };
 
 /* A parsed request: pointers into the request's buffer. */
 struct zy_parsed {

@@ -97,6 +97,7 @@ static void handle(struct zy_request *r, int sig_fd) {
   if (rc < 0) { zy_request_close_fds(r); if (!zy_request_is_join(r)) reply(rc); }
   else if (q.kind == ZY_KILL) kill_request(&q);
   else if (q.kind == ZY_JOIN) zy_spare_join(r, sig_fd);
+  else if (q.kind == ZY_VERSION) reply(CORDON_ZYGOTE_PROTOCOL);
   else spawn_request(r, &q, sig_fd);
 }
 
@@ -172,7 +173,9 @@ static int on_request(struct zy_request *r, pid_t caller, int sig_fd) {
   /* Sent by another process: the socket has leaked. Stop serving it at
    * once (the caller sees the zygote gone and starts a new one). */
   if (n < 0 && errno == EPERM) return CORDON_EXIT_SETUP;
-  if (n < 0 && errno == EMSGSIZE) reply(-EMSGSIZE);
+  if (n < 0 && errno == EMSGSIZE) {
+    if (!zy_request_is_join(r)) reply(-EMSGSIZE); /* a join is never answered */
+  }
   else if (n < 0 && errno != EAGAIN) return CORDON_EXIT_SETUP;
   else if (n > 0) handle(r, sig_fd);
   return 1;

@@ -50,7 +50,9 @@ export interface NativeWire {
   /** Exit statuses of a launched child. */
   exit: { setup: number; cannotExecute: number; notFound: number }
   /** The first field of a zygote request, and the scope of a kill. */
-  request: { launch: string; exec: string; kill: string; join: string; killGroup: string; killProcess: string }
+  request: { launch: string; exec: string; kill: string; join: string; version: string; killGroup: string; killProcess: string }
+  /** The zygote protocol the launcher speaks (2: joins ahead, unanswered). */
+  zygote: { protocol: number }
   plan: { version: number }
   /** Field names of the status records, in the order the launcher writes them. */
   status: { setup: readonly string[]; error: readonly string[]; exit: readonly string[] }

@@ -23,6 +23,8 @@ const POLL_MS = 5
 
 let serial = 0
 const live = new Set<RunCgroup>()
+/** Directories being made on the thread pool (createAhead), not yet a RunCgroup's. */
+const making = new Set<string>()
 
 export class RunCgroup {
   /** Directories made, in plan order. */
@@ -88,13 +90,20 @@ export class RunCgroup {
    */
   static async createAhead(plan: CgroupPlan): Promise<RunCgroup> {
     const name = RunCgroup.newName()
-    const made = await Promise.allSettled(plan.dirs.map((d) => mkdir(join(d.parent, name))))
-    const failed = made.find((m): m is PromiseRejectedResult => m.status === 'rejected')
-    if (failed) {
-      plan.dirs.forEach((d, i) => made[i]!.status === 'fulfilled' && removeTree(join(d.parent, name)))
-      throw fromNativeError(failed.reason, { step: 'cgroup', syscall: 'mkdir', detail: `could not make the run's cgroup (${(failed.reason as NodeJS.ErrnoException).path ?? name})` })
+    const dirs = plan.dirs.map((d) => join(d.parent, name))
+    // Not in `live` until create() below: a caller that exits meanwhile removes them from here.
+    for (const dir of dirs) making.add(dir)
+    try {
+      const made = await Promise.allSettled(dirs.map((dir) => mkdir(dir)))
+      const failed = made.find((m): m is PromiseRejectedResult => m.status === 'rejected')
+      if (failed) {
+        dirs.forEach((dir, i) => made[i]!.status === 'fulfilled' && removeTree(dir))
+        throw fromNativeError(failed.reason, { step: 'cgroup', syscall: 'mkdir', detail: `could not make the run's cgroup (${(failed.reason as NodeJS.ErrnoException).path ?? name})` })
+      }
+      return RunCgroup.create(plan, { name })
+    } finally {
+      for (const dir of dirs) making.delete(dir)
     }
-    return RunCgroup.create(plan, { name })
   }
 
   /** The open cgroup.procs files, for the launch request (closed here once the zygote has them). */
@@ -217,6 +226,10 @@ export class RunCgroup {
    */
   recycle(counted: LimitEvents): RunCgroup | undefined {
     if (this.plan.dirs.some((d) => d.controllers.includes('memory'))) return undefined
+    // Every cgroup listed, not only the v2 one empty() reads: a process that left the v2
+    // cgroup (a command that can write the cgroup filesystem: reported as missing `cgroup`)
+    // could still sit in a v1 one, and would be the next run's.
+    if (this.members().length > 0) return undefined
     const next = new RunCgroup(this.plan)
     next.dirs.push(...this.dirs)
     next.baseline = counted
@@ -271,8 +284,9 @@ export class RunCgroup {
         }
       }
       const { run, counted } = this.events()
-      // Empty and counted: used again for the next run, or removed.
-      if (!this.reuse?.(this, counted)) void this.removed()
+      // Empty (a cgroup still busy after the wait is never used again) and
+      // counted: used again for the next run, or removed.
+      if (!(this.empty() && this.reuse?.(this, counted))) void this.removed()
       return run
     })()
     return this.done
@@ -313,5 +327,6 @@ export class RunCgroup {
 // A caller that exits mid-run: its commands die with it (the launcher's
 // parent-death signal), and what they left behind is killed here.
 process.once('exit', () => {
+  for (const dir of making) removeTree(dir) // empty: nothing joined a cgroup still being made
   for (const rc of live) rc.teardownSync(100, true)
 })

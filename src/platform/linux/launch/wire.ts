@@ -14,7 +14,8 @@ export const WIRE = {
   fd: { plan: 3, status: 4, childCount: 5, zygoteRequests: 3, zygoteEvents: 4, maxPerRequest: 64, maxCgroups: 8 },
   limit: { requestBytes: 160 * 1024, requestFields: 4096, planBytes: 64 * 1024 * 1024 },
   exit: { setup: 125, cannotExecute: 126, notFound: 127 },
-  request: { launch: 'L', exec: 'X', kill: 'K', join: 'J', killGroup: 'g', killProcess: 'p' },
+  request: { launch: 'L', exec: 'X', kill: 'K', join: 'J', version: 'V', killGroup: 'g', killProcess: 'p' },
+  zygote: { protocol: 2 },
   plan: { version: 1 },
   status: {
     setup: ['ok', 'landlockAbi', 'fsHandled', 'netHandled', 'scoped', 'logFlags', 'seccompRules', 'noNewPrivs', 'capsDropped', 'boundingDropped', 'skippedRules', 'metadata'],

@@ -86,6 +86,7 @@ class Zygote {
    * when another launch comes first.
    */
   private joined: { owner: object; dropped: () => void } | undefined
+  private joins: boolean | undefined
 
   constructor(
     launcher: string,
@@ -178,7 +179,7 @@ class Zygote {
    * launcher without joins (the run then joins at its launch, as before).
    */
   joinAhead(procs: readonly number[], owner: object, dropped: () => void): boolean {
-    if (this.dead || this.joined || procs.length === 0) return false
+    if (this.dead || this.joined || procs.length === 0 || !this.takesJoins()) return false
     try {
       this.send([WIRE.request.join], [...procs])
     } catch {
@@ -202,6 +203,32 @@ class Zygote {
     }
   }
 
+  /**
+   * Whether this zygote takes joins (protocol 2), asked once. A join is
+   * never answered: sent to a launcher that answers it (an older one), every
+   * later reply would be read as the next request's.
+   */
+  private takesJoins(): boolean {
+    if (this.joins === undefined) {
+      try {
+        this.joins = this.call([WIRE.request.version], []) === WIRE.zygote.protocol
+      } catch {
+        this.joins = false
+      }
+    }
+    return this.joins
+  }
+
+  /** The spare stays joined (a launch it did not take): the zygote replaces it. */
+  private replaceJoined(): void {
+    if (!this.joined) return
+    try {
+      if (!this.dead) this.send([WIRE.request.join], [])
+    } finally {
+      this.dropJoined()
+    }
+  }
+
   private dropJoined(): void {
     const joined = this.joined
     this.joined = undefined
@@ -219,10 +246,7 @@ class Zygote {
    * so no command starts in cgroups made for another run.
    */
   start(job: ZygoteJob, fds: ChildFds, cgroups: readonly number[] = [], cgroupOwner?: object): { pid: number; exited: Promise<ChildExit> } {
-    if (this.joined && this.joined.owner !== cgroupOwner) {
-      this.send([WIRE.request.join], []) // throws when the zygote is gone: no launch then either
-      this.dropJoined()
-    }
+    if (this.joined && this.joined.owner !== cgroupOwner) this.replaceJoined() // throws when the zygote is gone: no launch then either
     const umask = process.umask().toString(8)
     const ncg = String(cgroups.length)
     const fields = job.kind === 'launcher' ? [WIRE.request.launch, umask, ncg] : [WIRE.request.exec, umask, ncg, job.file, ...job.args]
@@ -230,9 +254,21 @@ class Zygote {
     if (all.length > MAX_FDS) {
       throw new SetupError('launch', 'sendmsg', 7, 'E2BIG', `the launch needs ${all.length} descriptors (at most ${MAX_FDS}): too many protected or pinned paths`)
     }
-    const pid = this.call(fields, all)
-    // The spare, joined or not, is this launch's now (or the zygote forked without one).
-    this.joined = undefined
+    let pid: number
+    try {
+      pid = this.call(fields, all)
+    } catch (e) {
+      try {
+        this.replaceJoined()
+      } catch {
+        /* the launch's own error is the one to report */
+      }
+      throw e
+    }
+    // Started: the spare, joined or not, is this launch's now (or the zygote forked without
+    // one). Refused (a request the zygote could not take): the spare still waits, joined.
+    if (pid > 0) this.joined = undefined
+    else this.replaceJoined()
     if (pid <= 0) throw fromNativeError({ errno: -pid }, { step: 'launch', syscall: 'fork', detail: 'the launcher zygote could not fork' })
     const exited = new Promise<ChildExit>((resolve) => {
       const queue = this.waiters.get(pid)

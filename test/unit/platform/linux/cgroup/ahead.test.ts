@@ -7,16 +7,18 @@
  * command reports of itself (/proc/self/cgroup, its pids.max) is the
  * evidence; this test process is the caller.
  */
-import { spawnSync } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { createSandbox, type Sandbox } from '../../../../../src/index.js'
 import { planCgroups } from '../../../../../src/platform/linux/cgroup/cgroup-plan.js'
 import { probeCgroups } from '../../../../../src/platform/linux/cgroup/cgroup-support.js'
 import { RunCgroup } from '../../../../../src/platform/linux/cgroup/run-cgroup.js'
+import { zygoteFor } from '../../../../../src/platform/linux/launch/zygote.js'
+import { loadNative } from '../../../../../src/native/load.js'
 import { eventually } from '../../../../helpers/processes.js'
-import { describeWhere, unless } from '../../../../helpers/requirements.js'
+import { describeWhere, itWhere, unless } from '../../../../helpers/requirements.js'
 import { removeTempDirs, tempDir } from '../../../../helpers/temp.js'
 
 const probe = probeCgroups()
@@ -85,6 +87,63 @@ describeWhere(missing, 'a cgroup made ahead for the next run', () => {
     expect(inCgroup(next!, 'true')).toBe(0)
     expect(await next!.teardown()).toEqual({ pidsLimitHit: 0, oomKills: 0, cpuThrottled: 0 })
     expect(next!.dirs.filter((d) => existsSync(d))).toEqual([])
+  })
+
+  const freezer = '/sys/fs/cgroup/freezer'
+  itWhere(unless(existsSync(join(freezer, 'cgroup.procs')), 'no v1 freezer hierarchy at /sys/fs/cgroup/freezer to hold a process past the wait (a v2-only host)'), 'a cgroup that did not empty is not used again', async () => {
+    const plan = planCgroups(probe.ok ? probe.host : (undefined as never), { pids: 64, memory: null, cpus: null })!
+    const rc = RunCgroup.create(plan)
+    rc.closeProcs()
+    const held = join(freezer, `cordon-test-held-${process.pid}`)
+    mkdirSync(held)
+    // A process of the run that survives its end: frozen (as a task stuck in D state would be), it cannot die of the SIGKILL.
+    const child = spawn('sleep', ['600'], { stdio: 'ignore' })
+    try {
+      for (const d of rc.dirs) writeFileSync(join(d, 'cgroup.procs'), String(child.pid))
+      writeFileSync(join(held, 'cgroup.procs'), String(child.pid))
+      writeFileSync(join(held, 'freezer.state'), 'FROZEN')
+      let offered = false
+      rc.reuse = () => (offered = true)
+      await rc.end()
+      expect(offered).toBe(false)
+    } finally {
+      writeFileSync(join(held, 'freezer.state'), 'THAWED')
+      child.kill('SIGKILL')
+      await eventually(() => {
+        try {
+          rmdirSync(held)
+          return true
+        } catch {
+          return false
+        }
+      })
+    }
+    rc.teardownSync(1000, true) // the process thawed and killed: now it goes
+    expect(rc.dirs.filter((d) => existsSync(d))).toEqual([])
+  }, 20_000)
+
+  it('a waiting child joined for one run never runs another launch: refused in the launcher, replaced by zygote.ts after a refused launch', async () => {
+    const z = zygoteFor(loadNative().launcherPath)
+    const rc = RunCgroup.create(planCgroups(probe.ok ? probe.host : (undefined as never), { pids: 65, memory: null, cpus: null })!)
+    const owner = {}
+    const out = join(tempDir('cordon-ahead-out-'), 'cgroup')
+    const job = { kind: 'exec', file: '/bin/sh', args: ['-c', `grep -E "^[0-9]+:pids:" /proc/self/cgroup > ${out}`] } as const
+    const nul = () => openSync('/dev/null', 'r+')
+    // A launch of no run first: a child an earlier test's run left joined is replaced (zygote.ts start()).
+    expect((await z.start({ kind: 'exec', file: '/bin/true', args: [] }, [nul(), nul(), nul(), nul(), nul()], [], undefined).exited).exitCode).toBe(0)
+    // The launcher's own check: the caller claims the joined run's owner but sends no cgroup files.
+    expect(z.joinAhead(rc.procs(), owner, () => {})).toBe(true)
+    const lying = z.start(job, [nul(), nul(), nul(), nul(), nul()], [], owner)
+    expect((await lying.exited).exitCode).toBe(125) // refused, nothing ran
+    expect(existsSync(out)).toBe(false)
+    // zygote.ts: a launch the zygote refuses (too many fields) leaves the joined child waiting; it is replaced.
+    expect(z.joinAhead(rc.procs(), owner, () => {})).toBe(true)
+    expect(() => z.start({ ...job, args: Array<string>(5000).fill('x') }, [nul(), nul(), nul(), nul(), nul()], rc.procs(), owner)).toThrow(/E2BIG/)
+    const next = z.start(job, [nul(), nul(), nul(), nul(), nul()], [], undefined)
+    expect((await next.exited).exitCode).toBe(0)
+    expect(readFileSync(out, 'utf8')).not.toContain(rc.dirs[0]!.split('/').pop())
+    rc.closeProcs()
+    await rc.teardown()
   })
 
   it('a run with other limits does not start in it; it is removed', async () => {
