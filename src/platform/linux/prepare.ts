@@ -13,7 +13,7 @@
 import { SetupError } from '../../errors.js'
 import type { ResolvedPolicy } from '../../profile/resolve.js'
 import { launcherFor } from '../launcher-path.js'
-import { zygoteFor } from './launch/zygote.js'
+import { zygoteFor, type Zygote } from './launch/zygote.js'
 import type { SandboxMode } from '../../profile/schema.js'
 import type { Enforcement } from '../enforcement.js'
 import { statusOf } from '../enforcement.js'
@@ -56,8 +56,9 @@ export function releasePrepared(prepared: Prepared): void {
  * make one (cgroup/attach.ts); the report says which limits are in force,
  * and what could not be applied is listed as missing.
  */
-function withCgroup(prepared: Prepared, policy: ResolvedPolicy, materialize: boolean): Prepared {
-  const a = attachCgroup(policy.limits, policy.writeRoots, materialize, materialize ? zygoteFor(prepared.launcher) : undefined)
+/** `zygote`: for a launch (the cgroup is made now), the zygote it goes to; none for a plan only. */
+function withCgroup(prepared: Prepared, policy: ResolvedPolicy, zygote: Zygote | undefined): Prepared {
+  const a = attachCgroup(policy.limits, policy.writeRoots, zygote !== undefined, zygote)
   const e = prepared.enforcement
   e.limits = a.limits
   if (a.limits.cgroup) e.mechanisms.push('cgroup')
@@ -120,15 +121,15 @@ function fallback(ctx: PlanContext, mode: 'auto' | 'namespaces', ns: Extract<Nam
 
 export function prepareLinux(mode: SandboxMode, ctx: LinuxContext, opts: PrepareOptions = {}): Prepared {
   if (ctx.policy.unsandboxed) return unsandboxed(ctx.policy)
-  return withCgroup(prepareConfined(mode, ctx, opts), ctx.policy, opts.materialize !== false)
+  // A launch follows: have the zygote for this launcher start now, so its
+  // exec and first fork run on another CPU while the plan below is built
+  // (a one-shot CLI otherwise waits for them after planning).
+  const zygote = opts.materialize !== false ? zygoteFor(launcherFor(ctx.policy.writeRoots)) : undefined
+  return withCgroup(prepareConfined(mode, ctx, opts), ctx.policy, zygote)
 }
 
 function prepareConfined(mode: SandboxMode, ctx: LinuxContext, opts: PrepareOptions): Prepared {
   const probe = probeHost()
-  // A launch follows: have the zygote for this launcher start now, so its
-  // exec and first fork run on another CPU while the plan below is built
-  // (a one-shot CLI otherwise waits for them after planning).
-  if (opts.materialize !== false) zygoteFor(launcherFor(ctx.policy.writeRoots))
   const full: PlanContext = { policy: ctx.policy, explicit: ctx.explicit, probe, allowUnconfinedFilesystem: ctx.allowUnconfinedFilesystem === true }
   if (mode === 'landlock') return launcherPrepared(full, 'requested: Landlock + seccomp in the launcher')
   const ns = namespaceSupport(ctx.policy, ctx.bwrap)

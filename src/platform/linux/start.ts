@@ -11,7 +11,6 @@ import { signalName } from '../../native/errno.js'
 import { launch, setupErrorFrom, type Launched, type LaunchedChild, type LaunchStatus } from './launch/launch.js'
 import type { RunCgroup } from './cgroup/run-cgroup.js'
 import { prepareAhead } from './cgroup/ahead.js'
-import { zygoteFor } from './launch/zygote.js'
 import type { LinuxPrepared } from './prepared.js'
 import { METADATA_SUPERVISED } from './landlock/plan.js'
 
@@ -97,7 +96,7 @@ function launchPrepared(prepared: LinuxPrepared, req: StartRequest): Launched {
       ...(req.tty ? { tty: req.tty } : {}),
     })
     // The next run's cgroup: this one's once it is over, or one made while a long one runs (cgroup/ahead.ts).
-    if (prepared.cgroup) prepareAhead(zygoteFor(prepared.launcher), prepared.cgroup)
+    if (prepared.cgroup) prepareAhead(launched.zygote, prepared.cgroup)
     return launched
   } finally {
     prepared.cgroup?.closeProcs() // the zygote's child has its own copies

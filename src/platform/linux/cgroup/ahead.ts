@@ -90,10 +90,8 @@ function offer(z: AheadZygote, rc: RunCgroup, counted: LimitEvents): boolean {
   if (ready.has(z) || z.dead) return false
   const next = rc.recycle(counted)
   if (!next) return false
-  if (!join(z, next)) {
-    void next.teardown()
-    return true // next holds the directories now, and removes them
-  }
+  // next holds the directories now: it is the ready one, or it removes them.
+  if (!join(z, next)) void next.teardown()
   return true
 }
 

@@ -273,10 +273,11 @@ export class RunCgroup {
   end(): Promise<LimitEvents> {
     this.done ??= (async () => {
       this.closeProcs()
-      if (!this.empty()) {
+      let empty = this.empty()
+      if (!empty) {
         this.killed = this.killAll()
         const until = Date.now() + EMPTY_WAIT_MS
-        while (!this.empty() && Date.now() < until) {
+        while (!(empty = this.empty()) && Date.now() < until) {
           await new Promise((r) => setTimeout(r, POLL_MS))
           // Without cgroup.kill or the freezer, a fork may win the race with
           // the list: kill what is there again (pids.max bounds the rounds).
@@ -286,7 +287,7 @@ export class RunCgroup {
       const { run, counted } = this.events()
       // Empty (a cgroup still busy after the wait is never used again) and
       // counted: used again for the next run, or removed.
-      if (!(this.empty() && this.reuse?.(this, counted))) void this.removed()
+      if (!(empty && this.reuse?.(this, counted))) void this.removed()
       return run
     })()
     return this.done

@@ -108,6 +108,8 @@ export interface Launched {
   /** The child (the launcher, or bwrap) has exited: anything of the run still alive was left behind. */
   exited: Promise<unknown>
   exit: Promise<Exit>
+  /** The zygote the launch went to (its waiting child joins the next run's cgroup: cgroup/ahead.ts). */
+  zygote: Zygote
 }
 
 /** The command's wait status as the launcher's supervisor saw it. */
@@ -366,7 +368,7 @@ export function launch(spec: LaunchSpec): Launched {
     return x
   })
   const exit = Promise.all([done, output.done, relayed]).then(([x, out]): Exit => ({ exitCode: x.exitCode, signal: x.signal, ...out }))
-  return { child, started: statusRead.started, final: statusRead.final, exited: done, exit }
+  return { child, started: statusRead.started, final: statusRead.final, exited: done, exit, zygote: z }
 }
 
 /** A launcher error record → the typed error the caller sees. */
