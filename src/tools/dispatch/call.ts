@@ -55,6 +55,9 @@ export interface Settled {
 /** `namespace/name` or `name` of valid parts (names.ts): safe to echo as it is. */
 const VALID_NAME = /^(?:[A-Za-z0-9_-]{1,64}\/)?[A-Za-z0-9_-]{1,64}$/
 
+/** The parent of a host's call made without a signal: never aborted, so one serves every such call, and nothing listens to it. */
+export const NEVER: AbortSignal = new AbortController().signal
+
 const done = (output: ToolOutput, context: string[] = []): Settled => ({ output, context })
 
 export async function executeCall(s: CallSettings, step: Step, call: ToolCall, parent: AbortSignal, from: 'model' | 'host', hookErrors: string[]): Promise<Settled> {
@@ -74,7 +77,7 @@ export async function executeCall(s: CallSettings, step: Step, call: ToolCall, p
   const child = new AbortController()
   const onAbort = () => child.abort(parent.reason)
   if (parent.aborted) onAbort()
-  else parent.addEventListener('abort', onAbort, { once: true })
+  else if (parent !== NEVER) parent.addEventListener('abort', onAbort, { once: true })
   let release: (() => void) | undefined
   // A handler left running after an abort (runLocked) keeps the lock until it settles: it may still touch what the lock guards.
   let held: Promise<void> | undefined
@@ -92,7 +95,7 @@ export async function executeCall(s: CallSettings, step: Step, call: ToolCall, p
     const r = release
     if (held && r) void held.then(r)
     else r?.()
-    parent.removeEventListener('abort', onAbort)
+    if (parent !== NEVER) parent.removeEventListener('abort', onAbort)
   }
 }
 

@@ -25,7 +25,7 @@
 import { AbortError } from '../../errors.js'
 import type { Orchestrator } from '../../orchestrator/orchestrator.js'
 import { callOf, outputItemType, type CallItem, type HistoryItem, type OutputItem, type ResponseItem } from './items.js'
-import { executeCall, type CallSettings, type Settled, type ToolEvent } from './call.js'
+import { executeCall, NEVER, type CallSettings, type Settled, type ToolEvent } from './call.js'
 import type { ToolHooks } from './tool-hooks.js'
 import { RwLock } from './rw-lock.js'
 import { DEFAULT_MAX_INPUT_BYTES } from './input.js'
@@ -150,7 +150,7 @@ export class Dispatcher {
    * history. A `direct-model-only` tool is not callable this way.
    */
   async invoke(step: Step, call: ToolCall, signal?: AbortSignal): Promise<{ output: ToolOutput; context: readonly string[] }> {
-    const s = await executeCall(this.settings, step, call, signal ?? new AbortController().signal, 'host', [])
+    const s = await executeCall(this.settings, step, call, signal ?? NEVER, 'host', [])
     if (s.fatal !== undefined) throw s.fatal
     return { output: s.output, context: s.context }
   }

@@ -22,12 +22,14 @@ export class RwLock {
   /** Resolves with the release once held; rejects with AbortError when `signal` aborts first. */
   acquire(mode: LockMode, signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(new AbortError('aborted while waiting for the tool lock'))
+    // Free and nobody queued: held at once, without hooking the signal only to unhook it.
+    if (this.queue.length === 0 && this.free(mode)) return Promise.resolve(this.take(mode))
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         mode,
         grant: () => {
           signal?.removeEventListener('abort', onAbort)
-          resolve(this.releaser(mode))
+          resolve(this.take(mode))
         },
       }
       const onAbort = () => {
@@ -43,7 +45,14 @@ export class RwLock {
     })
   }
 
-  private releaser(mode: LockMode): () => void {
+  private free(mode: LockMode): boolean {
+    return mode === 'write' ? !this.writer && this.readers === 0 : !this.writer
+  }
+
+  /** Hold the lock in `mode`; the release it returns counts once. */
+  private take(mode: LockMode): () => void {
+    if (mode === 'write') this.writer = true
+    else this.readers++
     let done = false
     return () => {
       if (done) return
@@ -58,11 +67,8 @@ export class RwLock {
   private pump(): void {
     while (this.queue.length > 0) {
       const head = this.queue[0] as Waiter
-      const free = head.mode === 'write' ? !this.writer && this.readers === 0 : !this.writer
-      if (!free) return
+      if (!this.free(head.mode)) return
       this.queue.shift()
-      if (head.mode === 'write') this.writer = true
-      else this.readers++
       head.grant()
     }
   }
