@@ -47,6 +47,13 @@ export interface StartRequest {
   /** Also keep stdout and stderr interleaved, in the order they were read (`RunEnd.all`). */
   all?: boolean
   /**
+   * Each chunk of piped stdout and stderr as it is read; no stream objects
+   * are made for them then, even with `streams` (which still hands out
+   * stdin). Called from the read itself: it must not throw (run.ts wraps
+   * the caller's listener so that it never does).
+   */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void
+  /**
    * Where the command starts, when not the planned cwd: canonical, checked by
    * the caller against the plan's enforcement (it never changes what the
    * plan enforces).

@@ -26,7 +26,8 @@ interface Stdio {
 function emptyStreams(opts: ParsedRunOptions, io: Stdio): { stdin: Writable | null; stdout: Readable | null; stderr: Readable | null } {
   if (!io.streams) return { stdin: null, stdout: null, stderr: null }
   const { Readable, Writable } = createRequire(import.meta.url)('node:stream') as typeof import('node:stream')
-  const ended = (kind: 'pipe' | 'ignore' | 'inherit') => (kind === 'pipe' ? Readable.from([]) : null)
+  // With `onOutput` a spawn() hands out no output streams (the listener would have had the output).
+  const ended = (kind: 'pipe' | 'ignore' | 'inherit') => (kind === 'pipe' && !opts.onOutput ? Readable.from([]) : null)
   return {
     stdin: io.stdin === 'pipe' ? new Writable({ write: (_chunk, _encoding, done) => done() }) : null,
     stdout: ended(opts.stdout),

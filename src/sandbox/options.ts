@@ -85,7 +85,19 @@ export const runOptionsSchema = z.strictObject({
    * `stdin`, `stdout`, `stderr` or `all`.
    */
   tty: z.optional(z.strictObject({ rows: terminalDim, cols: terminalDim })),
+  /**
+   * Called with each chunk of piped stdout and stderr as cordon reads it
+   * (whole chunks, also past `maxBuffer`; the result keeps its bounded
+   * copy as always). With it, spawn() hands out no stdout and stderr
+   * streams (`null`): the listener is where the output goes. A `tty` run's
+   * terminal output reaches it as `'stdout'`. A listener that throws is
+   * not called again; its error is rethrown outside the read (an uncaught
+   * exception, as from a stream's 'data' handler) and the run goes on.
+   */
+  onOutput: z.optional(fn<OutputListener>()),
 })
+/** `onOutput`: which stream a chunk was read from, and the bytes. */
+export type OutputListener = (stream: 'stdout' | 'stderr', chunk: Buffer) => void
 export type RunOptions = z.input<typeof runOptionsSchema>
 export type ParsedRunOptions = z.output<typeof runOptionsSchema>
 

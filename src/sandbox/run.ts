@@ -14,7 +14,7 @@ import type { CommandTerminal, PlatformBackend, PreparedLaunch, RunEnd } from '.
 import type { ResolvedPolicy } from '../profile/resolve.js'
 import type { Compat } from '../profile/schema.js'
 import type { Enforcement } from '../platform/enforcement.js'
-import { parseArgv, parseRunOptions, type ParsedRunOptions, type RunOptions } from './options.js'
+import { parseArgv, parseRunOptions, type OutputListener, type ParsedRunOptions, type RunOptions } from './options.js'
 import type { SandboxResult } from './result.js'
 import { canceledBeforeStart } from './canceled.js'
 
@@ -64,6 +64,28 @@ function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6
 }
 
+/**
+ * The caller's output listener as the backends call it: from inside a
+ * read, so it never throws there. A listener that throws is not called
+ * again, and its error surfaces as an uncaught exception outside the read
+ * (as from a stream's 'data' handler) while the run and its collection go on.
+ */
+function guarded(listener: OutputListener | undefined): OutputListener | undefined {
+  if (!listener) return undefined
+  let failed = false
+  return (stream, chunk) => {
+    if (failed) return
+    try {
+      listener(stream, chunk)
+    } catch (e) {
+      failed = true
+      queueMicrotask(() => {
+        throw e
+      })
+    }
+  }
+}
+
 function envList(policy: ResolvedPolicy, extra: Record<string, string> | undefined): string[] {
   return Object.entries({ ...policy.env, ...extra }).map(([k, v]) => `${k}=${v}`)
 }
@@ -88,6 +110,7 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
   const cwd = opts.cwd !== undefined ? sandbox.runCwd(opts.cwd, policy, prepared.enforcement) : undefined
   const started = nowMs()
   const network = sandbox.networkRun?.()
+  const onOutput = guarded(opts.onOutput)
   const run = backend.start(prepared, {
     argv,
     env: envList(policy, opts.env),
@@ -101,7 +124,9 @@ export function startRun(sandbox: Preparer, command: readonly string[], rawOptio
     ...(opts.input !== undefined ? { input: opts.input } : {}),
     ...(opts.maxBuffer ? { maxBuffer: opts.maxBuffer } : {}),
     ...(opts.tty ? { tty: opts.tty } : {}),
+    ...(onOutput && !opts.tty ? { onOutput } : {}),
   })
+  if (onOutput && run.terminal) run.terminal.onData((chunk) => onOutput('stdout', chunk))
   // Whichever stop comes first is the one reported: never both flags.
   let timedOut = false
   let isCanceled = false

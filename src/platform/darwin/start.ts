@@ -37,7 +37,7 @@ interface Record_ {
 }
 
 /** Keep at most `max` bytes of a stream; `all` gets the kept chunks in arrival order. */
-function collect(stream: Readable | null, max: number, all: Buffer[] | undefined, copy: PassThrough | undefined) {
+function collect(stream: Readable | null, max: number, all: Buffer[] | undefined, copy: PassThrough | undefined, listen?: (chunk: Buffer) => void) {
   const chunks: Buffer[] = []
   let size = 0
   let truncated = false
@@ -45,6 +45,7 @@ function collect(stream: Readable | null, max: number, all: Buffer[] | undefined
     if (!stream) return resolve()
     stream.on('data', (b: Buffer) => {
       copy?.write(b)
+      listen?.(b)
       const room = max - size
       if (room <= 0) return void (truncated = true)
       const kept = b.length > room ? b.subarray(0, room) : b
@@ -120,10 +121,12 @@ export function startDarwin(launcher: string, prepared: DarwinPrepared, req: Sta
   planFd?.on('error', () => {}) // a launcher that died early: its exit says why
   planFd?.end(plan)
   const all = req.all ? ([] as Buffer[]) : undefined
-  const copies = req.streams ? { out: req.stdout === 'pipe' ? new (streams().PassThrough)() : undefined, err: req.stderr === 'pipe' ? new (streams().PassThrough)() : undefined } : { out: undefined, err: undefined }
+  // With a listener the chunks go to it, not to streams of the caller's (backend.ts StartRequest.onOutput).
+  const on = req.onOutput
+  const copies = req.streams && !on ? { out: req.stdout === 'pipe' ? new (streams().PassThrough)() : undefined, err: req.stderr === 'pipe' ? new (streams().PassThrough)() : undefined } : { out: undefined, err: undefined }
   const max = req.maxBuffer ?? 64 * 1024 * 1024
-  const out = collect(child.stdout, max, all, copies.out)
-  const err = collect(child.stderr, max, all, copies.err)
+  const out = collect(child.stdout, max, all, copies.out, on && ((d) => on('stdout', d)))
+  const err = collect(child.stderr, max, all, copies.err, on && ((d) => on('stderr', d)))
   const records = readRecords(child.stdio[4] as Readable | null)
   let spawnError: Error | undefined
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {

@@ -93,6 +93,7 @@ function launchPrepared(prepared: LinuxPrepared, req: StartRequest): Launched {
       ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}),
       ...(req.all ? { all: true } : {}),
       streams: req.streams === true,
+      ...(req.onOutput ? { onOutput: req.onOutput } : {}),
       ...(req.tty ? { tty: req.tty } : {}),
     })
     // The next run's cgroup: this one's once it is over, or one made while a long one runs (cgroup/ahead.ts).

@@ -67,7 +67,7 @@ function applied(expected: Enforcement, st: Win32Setup): Enforcement {
 }
 
 /** One output pipe kept for the result (at most `max` bytes), mirrored into a stream of the caller's when asked. */
-function collect(src: Readable | null, max: number, all: Buffer[] | undefined, mirror: boolean) {
+function collect(src: Readable | null, max: number, all: Buffer[] | undefined, mirror: boolean, listen?: (chunk: Buffer) => void) {
   const chunks: Buffer[] = []
   let size = 0
   let truncated = false
@@ -76,6 +76,7 @@ function collect(src: Readable | null, max: number, all: Buffer[] | undefined, m
     if (!src) return resolve()
     src.on('data', (d: Buffer) => {
       stream?.write(d)
+      listen?.(d)
       const keep = d.subarray(0, Math.max(0, max - size))
       if (keep.length < d.length) truncated = true
       size += keep.length
@@ -129,8 +130,10 @@ export function startWin32(prepared: Win32Prepared, req: StartRequest): StartedR
 function supervise(child: ChildProcess, control: Writable, prepared: Win32Prepared, req: StartRequest): StartedRun {
   const max = req.maxBuffer ?? DEFAULT_MAX_BUFFER
   const all = req.all ? ([] as Buffer[]) : undefined
-  const out = collect(child.stdout, max, all, req.streams === true)
-  const err = collect(child.stderr, max, all, req.streams === true)
+  // With a listener the chunks go to it, not to streams of the caller's (backend.ts StartRequest.onOutput).
+  const on = req.onOutput
+  const out = collect(child.stdout, max, all, req.streams === true && !on, on && ((d) => on('stdout', d)))
+  const err = collect(child.stderr, max, all, req.streams === true && !on, on && ((d) => on('stderr', d)))
   feedStdin(child, req)
   let text = ''
   let stopped = false

@@ -4,7 +4,6 @@
  * the capture cap. `orchestrator.exec(request)` is
  * `orchestrator.run(shellRuntime, request)`.
  */
-import type { Readable } from 'node:stream'
 import { SetupError } from '../../errors.js'
 import type { Sandbox } from '../../sandbox/sandbox.js'
 import type { AttemptResult } from '../../orchestrator/attempt.js'
@@ -46,53 +45,35 @@ export const shellRuntime: ToolRuntime<ShellRequest, AttemptResult> = {
 }
 
 /**
- * Run through the sandbox's spawn(): every chunk goes to the caller's
- * listener as it arrives and into a collector that keeps maxBuffer bytes
- * per stream (head, tail or both). The sandbox keeps its own copy within
- * the same bound; the result shows the collector's. stdin is given
- * explicitly (the request's input, else none), whatever spawn's default.
+ * Run through the sandbox's spawn() with an output listener (no stream
+ * objects): every chunk goes to the caller's listener as it arrives and
+ * into a collector that keeps maxBuffer bytes per stream (head, tail or
+ * both). The sandbox keeps its own copy within the same bound; the result
+ * shows the collector's. Every chunk has been handed on before the result
+ * resolves. stdin is given explicitly (the request's input, else none),
+ * whatever spawn's default.
  */
 async function streamed(sb: Sandbox, argv: readonly string[], req: ShellRequest, index: 1 | 2, ctx: AttemptContext): Promise<AttemptResult> {
   const { maxBuffer, keep, listener } = ctx.output
   const relay = new OutputRelay(index, listener)
-  const out = new OutputCollector('stdout', maxBuffer, keep)
-  const err = new OutputCollector('stderr', maxBuffer, keep)
+  const collectors = { stdout: new OutputCollector('stdout', maxBuffer, keep), stderr: new OutputCollector('stderr', maxBuffer, keep) }
+  const onOutput = (stream: 'stdout' | 'stderr', d: Buffer) => {
+    collectors[stream].push(d)
+    relay.data(stream, d)
+  }
   const run = { ...(req.timeout ? { timeout: req.timeout } : {}), ...(req.input !== undefined ? { input: req.input } : {}), ...(req.env ? { env: req.env } : {}), signal: ctx.signal }
   const stdin = req.input !== undefined ? 'pipe' : 'ignore'
-  const child = sb.spawn(argv[0] as string, argv.slice(1), { ...run, stdin, stdout: 'pipe', stderr: 'pipe', maxBuffer, encoding: 'utf8' })
-  const ended = Promise.all([follow(child.stdout, out, relay), follow(child.stderr, err, relay)])
   try {
-    const result = await child
-    await ended
-    const o = out.finish()
-    const e = err.finish()
+    const result = await sb.spawn(argv[0] as string, argv.slice(1), { ...run, stdin, stdout: 'pipe', stderr: 'pipe', maxBuffer, encoding: 'utf8', onOutput })
+    relay.end('stdout')
+    relay.end('stderr')
+    const o = collectors.stdout.finish()
+    const e = collectors.stderr.finish()
     const truncation: OutputTruncation | undefined = o.cut || e.cut ? { ...(o.cut ? { stdout: o.cut } : {}), ...(e.cut ? { stderr: e.cut } : {}) } : undefined
     return { ...result, stdout: o.text, stderr: e.text, outputTruncated: truncation !== undefined, ...(truncation ? { truncation } : {}) }
   } finally {
     if (relay.failure) ctx.notes.push(relay.failure)
   }
-}
-
-/** Feed one output stream to the collector and the relay; resolves when it has ended. */
-function follow(stream: Readable | null, collector: OutputCollector, relay: OutputRelay): Promise<void> {
-  if (!stream) return Promise.resolve()
-  return new Promise((resolve) => {
-    let done = false
-    stream.on('data', (d: Buffer | string) => {
-      const b = typeof d === 'string' ? Buffer.from(d) : d
-      collector.push(b)
-      relay.data(collector.stream, b)
-    })
-    const finish = () => {
-      if (done) return
-      done = true
-      relay.end(collector.stream)
-      resolve()
-    }
-    stream.once('end', finish)
-    stream.once('close', finish)
-    stream.once('error', finish)
-  })
 }
 
 /** Run argv in `dir` inside the same sandbox: `sh -c 'cd -- "$1" && shift && exec "$@"'`. */

@@ -23,6 +23,7 @@ import type { TerminalSize } from '../../platform/backend.js'
 import type { Enforcement } from '../../platform/enforcement.js'
 import type { SandboxResult } from '../../sandbox/result.js'
 import { Session } from './session.js'
+import { OutputBuffer } from './output-buffer.js'
 
 export interface ExecCommandRequest {
   /** The argv decided and run (a shell script is `['/bin/sh', '-c', script]`). */
@@ -62,16 +63,19 @@ function start(req: ExecCommandRequest, handle: AttemptSandbox, ctx: AttemptCont
   const release = handle.retain()
   const stop = new AbortController()
   const argv = ctx.command
+  const output = new OutputBuffer()
   try {
     const proc = sb.spawn(argv[0] as string, argv.slice(1), {
       ...(req.tty ? { tty: req.tty } : { stdin: 'ignore' as const }),
+      // Chunks straight into the session's buffer: no stream objects (a terminal's output comes here too).
+      onOutput: (_stream, chunk) => output.push(chunk),
       signal: stop.signal,
       ...(req.timeoutMs ? { timeout: req.timeoutMs } : {}),
       ...(req.env ? { env: { ...req.env } } : {}),
       ...(sb.cwd !== ctx.cwd ? { cwd: ctx.cwd } : {}),
       maxBuffer: ctx.output.maxBuffer,
     })
-    const session = new Session(argv, proc, stop)
+    const session = new Session(argv, proc, stop, output)
     void session.ended.then(release)
     return session
   } catch (e) {

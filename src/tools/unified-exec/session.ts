@@ -28,14 +28,13 @@ import type { SandboxResult } from '../../sandbox/result.js'
 import type { SandboxProcess } from '../../sandbox/run.js'
 import type { TerminalSize } from '../../platform/backend.js'
 import type { Enforcement } from '../../platform/enforcement.js'
-import { OutputBuffer } from './output-buffer.js'
+import type { OutputBuffer } from './output-buffer.js'
 import type { StoredProcess } from './process-store.js'
 
 /** The only input a session without a terminal takes: ETX, ^C. */
 export const INTERRUPT = '\x03'
 
 export class Session implements StoredProcess {
-  readonly output = new OutputBuffer()
   /** The run's result once it has ended (output read to its end). */
   result: SandboxResult | undefined
   /** A typed error when the run could not be set up. */
@@ -47,14 +46,18 @@ export class Session implements StoredProcess {
   origin: { readonly callId: string; readonly tool: ToolName; readonly input: unknown } | undefined
   private readonly started = Date.now()
 
+  /**
+   * `output` is the buffer the run's output listener fills (`onOutput` of
+   * its spawn(): stdout and stderr as read, or the terminal's output),
+   * given before the spawn so that no chunk comes before it.
+   */
   constructor(
     readonly command: readonly string[],
     private readonly proc: SandboxProcess,
     /** Aborts the run's own signal: the sandbox's stop. */
     private readonly stop: AbortController,
+    readonly output: OutputBuffer,
   ) {
-    if (proc.terminal) proc.terminal.onData((c) => this.output.push(c))
-    else for (const s of [proc.stdout, proc.stderr]) s?.on('data', (c: Buffer) => this.output.push(c))
     this.ended = proc.then(
       (r) => void (this.result = r),
       (e: unknown) => void (this.failure = e),

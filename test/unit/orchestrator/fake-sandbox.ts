@@ -94,8 +94,13 @@ export function fakeSandboxes(script: Script, cwd: string) {
             { stream: 'stdout' as const, data: r.stdout ?? '' },
             { stream: 'stderr' as const, data: r.stderr ?? '' },
           ]
+          // As the backends do: with an output listener the chunks go to it, not to streams.
+          const listener = runOptions?.onOutput
           for (const c of written) {
-            if (c.data.length > 0) (c.stream === 'stdout' ? stdout : stderr).write(c.data)
+            if (c.data.length > 0) {
+              if (listener) listener(c.stream, Buffer.from(c.data))
+              else (c.stream === 'stdout' ? stdout : stderr).write(c.data)
+            }
             await new Promise((tick) => setImmediate(tick))
           }
           stdout.end()
@@ -107,8 +112,8 @@ export function fakeSandboxes(script: Script, cwd: string) {
         const proc: SandboxProcess = Object.assign(done, {
           pid: 1,
           stdin: null,
-          stdout,
-          stderr,
+          stdout: runOptions?.onOutput ? null : stdout,
+          stderr: runOptions?.onOutput ? null : stderr,
           terminal: null,
           kill: () => {},
           enforcement: Promise.resolve(enforcement),

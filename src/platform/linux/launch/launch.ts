@@ -20,7 +20,7 @@ import { SetupError } from '../../../errors.js'
 import { loadNative } from '../../../native/load.js'
 import { fromNativeError } from '../../../native/native-error.js'
 import type { LauncherPlan } from '../landlock/plan.js'
-import { readOutput, type CollectedOutput, type Output } from './output.js'
+import { readOutput, type CollectedOutput, type Output, type OutputOptions } from './output.js'
 import { callerTerminal, relayTerminal, type CallerTerminal } from './caller-terminal.js'
 import { Pty } from './pty.js'
 import { openCommandTerminal, type TerminalRun } from './command-terminal.js'
@@ -76,6 +76,8 @@ export interface LaunchSpec {
   all?: boolean
   /** Hand the caller streams of its piped stdio (`spawn()`); without, output is only collected and a piped stdin gets `input` or end of file. */
   streams: boolean
+  /** Each output chunk as read, instead of output streams (backend.ts StartRequest.onOutput). */
+  onOutput?: OutputOptions['onOutput']
   /** A terminal of the command's own as its stdio (command-terminal.ts); the stdio kinds do not apply. */
   tty?: TerminalSize
 }
@@ -332,7 +334,7 @@ function relayUntil(tty: Terminal | undefined, exited: Promise<unknown>): Promis
 /** The output of the run: its pipes, or its own terminal's (a `tty` launch). */
 function outputOf(spec: LaunchSpec, pairs: StdioPair[], own: TerminalRun | undefined, exited: Promise<unknown>): Output {
   const max = spec.maxBuffer ?? 64 * 1024 * 1024
-  if (!own) return readOutput(pairs[1]!.mine, pairs[2]!.mine, { max, all: spec.all === true, streams: spec.streams })
+  if (!own) return readOutput(pairs[1]!.mine, pairs[2]!.mine, { max, all: spec.all === true, streams: spec.streams, ...(spec.onOutput ? { onOutput: spec.onOutput } : {}) })
   drainAfter(own.pty, exited)
   return { stdout: null, stderr: null, done: own.done, drain: () => {} }
 }

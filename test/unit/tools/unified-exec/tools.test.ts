@@ -35,8 +35,10 @@ class FakeProcess {
     options.signal?.addEventListener('abort', () => this.end(null, true))
   }
 
+  /** Terminal output: to the terminal's listeners and, as the sandbox does (run.ts), to `onOutput` as stdout. */
   print(text: string): void {
     for (const l of this.listeners) l(Buffer.from(text))
+    this.options.onOutput?.('stdout', Buffer.from(text))
   }
 
   end(exitCode: number | null, isCanceled = false): void {
