@@ -126,6 +126,13 @@ describeEscape('network allowlist', (identity, mode) => {
       await e.denial(net('tcp', '127.0.0.2', String(ports.http)), 'EACCES', 'OK', { options: allowlist() })
     })
 
+    // TCP Fast Open connects inside the send, where Landlock's connect rule never looks: it reached
+    // any port until the filter refused MSG_FASTOPEN (profiles/linux/seccomp.rules). Namespace mode
+    // refuses it the same way (its namespace has loopback only: nothing would answer there anyway).
+    it.each(['tfo', 'tfomsg', 'tfommsg'])('a TCP Fast Open connect (%s with MSG_FASTOPEN) to the real port is refused', async (how) => {
+      await e.denial(net(how, '127.0.0.2', String(ports.http)), 'EOPNOTSUPP', 'OK', { options: allowlist() })
+    })
+
     it('listening on a TCP port is refused (no way in either)', async () => {
       await e.denial(net('bind', '0'), 'EACCES', 'OK', { options: allowlist() })
     })

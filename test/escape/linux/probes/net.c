@@ -45,6 +45,35 @@ static int connect_to(int type, char **a) {
 }
 
 static int cmd_tcp(char **a) { return connect_to(SOCK_STREAM, a); }
+
+/*
+ * TCP Fast Open: the connect happens inside the send (MSG_FASTOPEN, the
+ * address given to the send), through tcp_sendmsg_fastopen — not through
+ * connect(2), where Landlock's TCP rule checks the port. `how` is the call:
+ * sendto, sendmsg or sendmmsg. A blocking socket: the send returns once the
+ * handshake is done and the bytes are queued (4: OK).
+ */
+static int fast_open(const char *how, char **a) {
+  struct sockaddr_storage ss;
+  socklen_t len = inet_address(a[0], a[1], &ss);
+  if (!len) { errno = EINVAL; return setup_failed("address"); }
+  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return setup_failed("socket");
+  char ping[4] = "ping";
+  struct iovec iov = {ping, sizeof ping};
+  struct msghdr msg = {.msg_name = &ss, .msg_namelen = len, .msg_iov = &iov, .msg_iovlen = 1};
+  struct mmsghdr mm = {.msg_hdr = msg};
+  long rc;
+  if (!strcmp(how, "sendto")) rc = sendto(fd, ping, sizeof ping, MSG_FASTOPEN, (struct sockaddr *)&ss, len);
+  else if (!strcmp(how, "sendmsg")) rc = sendmsg(fd, &msg, MSG_FASTOPEN);
+  else rc = sendmmsg(fd, &mm, 1, MSG_FASTOPEN);
+  close(fd);
+  return outcome(rc < 0 ? -1 : 0);
+}
+
+static int cmd_tfo(char **a) { return fast_open("sendto", a); }
+static int cmd_tfomsg(char **a) { return fast_open("sendmsg", a); }
+static int cmd_tfommsg(char **a) { return fast_open("sendmmsg", a); }
 static int cmd_udp(char **a) { return connect_to(SOCK_DGRAM, a); }
 
 static int open_socket(int family, int type, int protocol) {
@@ -200,6 +229,9 @@ static const struct probe_cmd cmds[] = {
   {"proxymany", 2, cmd_proxymany},
   {"bind", 1, cmd_bind},
   {"tcp", 2, cmd_tcp},
+  {"tfo", 2, cmd_tfo},
+  {"tfomsg", 2, cmd_tfomsg},
+  {"tfommsg", 2, cmd_tfommsg},
   {"udp", 2, cmd_udp},
   {"raw", 0, cmd_raw},
   {"packet", 0, cmd_packet},

@@ -32,7 +32,14 @@ describe('the shipped seccomp.rules', () => {
 
   it('a network allowlist keeps only TCP over IP: UDP, raw, non-TCP stream protocols and other families are refused', () => {
     const proxy = rules.filter((r) => r.when === 'net-proxy')
-    expect(new Set(proxy.map((r) => r.syscall))).toEqual(new Set(['socket']))
+    expect(new Set(proxy.map((r) => r.syscall))).toEqual(new Set(['socket', 'sendto', 'sendmsg', 'sendmmsg']))
+    // TCP Fast Open connects inside the send, past Landlock's connect hook: refused with the flag, in each send call's own flags argument.
+    const fastOpen = proxy.filter((r) => r.syscall !== 'socket').map((r) => [r.syscall, r.errno, r.args])
+    expect(fastOpen).toEqual([
+      ['sendto', constants.errno.EOPNOTSUPP, [{ arg: 3, op: 'masked_eq', mask: '0x20000000', value: '0x20000000' }]],
+      ['sendmsg', constants.errno.EOPNOTSUPP, [{ arg: 2, op: 'masked_eq', mask: '0x20000000', value: '0x20000000' }]],
+      ['sendmmsg', constants.errno.EOPNOTSUPP, [{ arg: 3, op: 'masked_eq', mask: '0x20000000', value: '0x20000000' }]],
+    ])
     const has = (...args: object[]) => proxy.some((r) => JSON.stringify(r.args) === JSON.stringify(args))
     for (const family of ['0x2', '0xa']) {
       for (const type of ['0x2', '0x3', '0x5']) expect(has({ arg: 0, op: 'eq', value: family }, { arg: 1, op: 'masked_eq', mask: '0xf', value: type }), `${family}/${type}`).toBe(true)
@@ -40,7 +47,7 @@ describe('the shipped seccomp.rules', () => {
     }
     expect(has({ arg: 0, op: 'gt', value: '0xa' })).toBe(true)
     // Nothing refuses a TCP socket itself: Landlock limits where it connects.
-    expect(proxy.some((r) => r.args.some((a) => a.arg === 1 && a.value === '0x1'))).toBe(false)
+    expect(proxy.filter((r) => r.syscall === 'socket').some((r) => r.args.some((a) => a.arg === 1 && a.value === '0x1'))).toBe(false)
   })
 
   it('network rules apply only with network off; socketpair keeps AF_UNIX', () => {
