@@ -83,7 +83,7 @@
             "native/linux/zygote.c", "native/linux/zygote-request.c", "native/linux/zygote-child.c",
             "native/linux/fdpass.c",
             "native/linux/metadata-filter.c", "native/linux/notify.c", "native/linux/notify-target.c",
-            "native/linux/notify-resolve.c", "native/linux/notify-ops.c", "native/linux/pty.c",
+            "native/linux/notify-resolve.c", "native/linux/notify-ops.c", "native/linux/notify-connect.c", "native/linux/pty.c",
             "native/linux/forwarder.c", "native/linux/forwarder-serve.c"
           ],
           "cflags": ["<@(hardening_cflags)", "<@(reproducible_cflags)", "-std=gnu11"],

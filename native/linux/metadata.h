@@ -35,10 +35,14 @@
  * Namespace mode has no such filter: its read-only mounts refuse all of
  * these calls (EROFS) in the kernel, with no round trip.
  *
+ * With a network allowlist the same filter also sends connect(2) to the
+ * supervisor, which connects only the proxy's address (notify-connect.c:
+ * Landlock's TCP rule matches the port alone).
+ *
  * Files: metadata-filter.c (the command's side, before execve), notify.c
  * (the supervisor's loop), notify-target.c (reading the blocked task),
  * notify-resolve.c (write roots, the beneath check), notify-ops.c (each
- * syscall's arguments and the call performed).
+ * syscall's arguments and the call performed), notify-connect.c (connect).
  */
 #ifndef CORDON_METADATA_H
 #define CORDON_METADATA_H
@@ -59,9 +63,18 @@ struct md_root {
   size_t len;       /* of path without a trailing slash: 0 for / */
 };
 
+/* A network allowlist: the proxy's ports on 127.0.0.1, the one endpoint a
+ * supervised connect(2) reaches (notify-connect.c). */
+struct md_net {
+  int ports[4];
+  size_t n_ports;
+};
+
+/* What the supervisor decides against: the write roots, and the proxy. */
 struct md_roots {
   struct md_root *r;
   size_t n;
+  struct md_net net;
 };
 
 /* The task blocked in one notification. */
@@ -107,6 +120,11 @@ int md_roots_open(const struct plan *p, struct md_roots *roots, struct cordon_er
 /* An O_PATH fd of ours on the object the call names, if it lies beneath a
  * write root (its stat in *st); else -errno (EPERM outside). Consumes base. */
 int md_resolve(const struct md_roots *roots, const struct md_call *c, int base, const char *rest, struct stat *st);
+
+/* ---------- connect with a network allowlist (notify-connect.c) ---------- */
+/* Connect the command's socket to the proxy on its behalf: 0 or an errno
+ * (EACCES for any other address). */
+int md_connect(const struct md_target *t, const struct seccomp_data *d, const struct md_net *net);
 
 /* ---------- the calls (notify-ops.c) ---------- */
 /* Decide and, beneath a write root, perform one call: 0 or an errno. */

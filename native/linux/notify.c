@@ -44,6 +44,9 @@ int md_prepare(const struct plan *p, struct md_roots *roots, int sock[2], struct
   sock[0] = sock[1] = -1;
   roots->r = NULL;
   roots->n = 0;
+  /* The proxy's ports: what a supervised connect may reach (notify-connect.c). */
+  roots->net.n_ports = p->n_ll_connect_ports;
+  memcpy(roots->net.ports, p->ll_connect_ports, sizeof roots->net.ports);
   if (!p->metadata) return 0;
   /* Close-on-exec both ends: the command never holds either. */
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0) {

@@ -33,7 +33,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 function plan(argv: string[], extra: Record<string, unknown> = {}) {
   const landlock = { rules: [{ path: '/', access: ['read'] }, { path: join(dir, 'work'), access: ['read', 'write'] }], networkOff: true, scopeSignal: true, scopeAbstractUnix: true, log: false }
-  return { v: 1, argv, env: ['PATH=/usr/bin:/bin'], cwd: join(dir, 'work'), compat: 'best-effort', rlimits: [], landlock, seccomp: seccompProgram('off'), metadata: metadataProgram(), ...extra }
+  return { v: 1, argv, env: ['PATH=/usr/bin:/bin'], cwd: join(dir, 'work'), compat: 'best-effort', rlimits: [], landlock, seccomp: seccompProgram('off'), metadata: metadataProgram('off'), ...extra }
 }
 
 function collect(stream: Readable): Promise<string> {

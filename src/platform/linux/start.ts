@@ -12,7 +12,7 @@ import { launch, setupErrorFrom, type Launched, type LaunchedChild, type LaunchS
 import type { RunCgroup } from './cgroup/run-cgroup.js'
 import { prepareAhead } from './cgroup/ahead.js'
 import type { LinuxPrepared } from './prepared.js'
-import { METADATA_SUPERVISED } from './landlock/plan.js'
+import { CONNECT_SUPERVISED, METADATA_SUPERVISED } from './landlock/plan.js'
 
 /** How long the supervisor gets to sweep the command's tree before the group is SIGKILLed. */
 const TEARDOWN_GRACE_MS = 1000
@@ -44,6 +44,9 @@ function tearDown(child: LaunchedChild, wrapped: boolean, reported: () => boolea
 const METADATA_REFUSED =
   'file-metadata calls (chmod, chown, utimes, xattrs, attribute flags) are refused everywhere, write roots included: no seccomp listener could be installed for the supervisor (cordon inside a cordon sandbox, or a container manager holds one) — nothing outside the write roots can be changed, but neither can files inside them'
 
+const CONNECT_REFUSED =
+  "connect() is refused everywhere, the proxy included (EPERM): no seccomp listener could be installed for the supervisor that checks each connect's address — no host is reachable, through the proxy or not"
+
 /**
  * The planned report with what the launcher says it applied. A mechanism
  * planned but not applied at launch (the kernel or a parent sandbox changed
@@ -55,9 +58,10 @@ export function applied(expected: Enforcement, st: LaunchStatus): Enforcement {
   const landlockAbi = st.landlockAbi ? st.landlockAbi : null
   const seccomp = (st.seccompRules ?? -1) >= 0
   // No listener: the supervisor decides nothing, every metadata call is refused.
-  const notes = st.metadata === 0 ? expected.notes.filter((n) => n !== METADATA_SUPERVISED) : [...expected.notes]
+  const notes = st.metadata === 0 ? expected.notes.filter((n) => n !== METADATA_SUPERVISED && n !== CONNECT_SUPERVISED) : [...expected.notes]
   if (st.skippedRules) notes.push(`${st.skippedRules} Landlock rule path(s) vanished between planning and launch (fewer rights, not more)`)
-  if (st.metadata === 0) notes.push(METADATA_REFUSED)
+  if (st.metadata === 0 && expected.notes.includes(METADATA_SUPERVISED)) notes.push(METADATA_REFUSED)
+  if (st.metadata === 0 && expected.notes.includes(CONNECT_SUPERVISED)) notes.push(CONNECT_REFUSED)
   const lost = expected.mechanisms.filter((m) => (m === 'landlock' && landlockAbi === null) || (m === 'seccomp' && !seccomp))
   const metadataCalls = st.metadata === 1 ? 'supervised' : st.metadata === 0 ? 'refuse-all' : undefined
   const e: Enforcement = {

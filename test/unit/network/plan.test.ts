@@ -8,7 +8,7 @@ import { connect as tlsConnect } from 'node:tls'
 import { describe, expect, it } from 'vitest'
 import { proxyEnv } from '../../../src/network/proxy-env.js'
 import { parseClientHelloSni } from '../../../src/network/proxy/sni.js'
-import { launcherTemplate, proxyMissing, seccompProgram } from '../../../src/platform/linux/landlock/plan.js'
+import { launcherTemplate, metadataProgram, proxyMissing, seccompProgram } from '../../../src/platform/linux/landlock/plan.js'
 import { bwrapArgs } from '../../../src/platform/linux/namespaces/bwrap-args.js'
 import type { NativeProbe } from '../../../src/native/binding.js'
 import type { ResolvedPolicy } from '../../../src/profile/resolve.js'
@@ -55,10 +55,16 @@ describe('the launch of an allowlisted command', () => {
     expect(seccompProgram('proxy').rules).toBeGreaterThan(seccompProgram('inet').rules + 10)
   })
 
-  it('Landlock mode reports the port-only limit always, and refuses explicitly without Landlock ABI 4 or seccomp', () => {
-    expect(proxyMissing(7, true).map((m) => [m.protection, m.explicit])).toEqual([['network-port-only', false]])
-    expect(proxyMissing(3, true).map((m) => [m.protection, m.explicit])).toEqual([['network', true], ['network-port-only', false]])
+  it('Landlock mode: with seccomp the supervisor checks addresses (nothing missing); without, the port-only limit is reported; no ABI 4 or no seccomp refuses explicitly', () => {
+    expect(proxyMissing(7, true)).toEqual([])
+    expect(proxyMissing(3, true).map((m) => [m.protection, m.explicit])).toEqual([['network', true]])
+    expect(proxyMissing(7, false).map((m) => [m.protection, m.explicit])).toEqual([['network', true], ['network-port-only', false]])
     expect(proxyMissing(null, false).filter((m) => m.explicit)).toHaveLength(2)
+  })
+
+  it("the supervisor's filter carries connect only with an allowlist", () => {
+    expect(metadataProgram('proxy').rules).toBe(metadataProgram('off').rules + 1)
+    expect(metadataProgram('inet').rules).toBe(metadataProgram('off').rules)
   })
 
   it('namespace mode: a network namespace of its own and the proxy socket bound read-only after the mounts', () => {

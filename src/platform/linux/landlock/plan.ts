@@ -105,9 +105,18 @@ export function forwarderProgram(): NonNullable<LauncherPlan['seccomp']> {
   return prog
 }
 
-/** The metadata filter of Landlock mode: the `notify` rules. */
-export function metadataProgram(): NonNullable<LauncherPlan['metadata']> {
-  return program('metadata', (r) => r.action === 'notify')
+/** The supervisor's filter of Landlock mode: the `notify` rules of a network level (connect joins them with an allowlist). */
+export function metadataProgram(network: ResolvedPolicy['network']): NonNullable<LauncherPlan['metadata']> {
+  return program(network === 'proxy' ? 'metadata-proxy' : 'metadata', (r) => r.action === 'notify' && applies(r, network))
+}
+
+/**
+ * With an allowlist the supervisor decides connect(2) (native/linux/notify-connect.c):
+ * Landlock's TCP rule matches the proxy's port on every host, the supervisor
+ * the address too. It needs seccomp, as the metadata filter does.
+ */
+function connectSupervised(ctx: PlanContext): boolean {
+  return ctx.policy.network === 'proxy' && ctx.probe.seccomp
 }
 
 /**
@@ -142,7 +151,7 @@ export function launcherTemplate(ctx: PlanContext, rules: LandlockRule[] | null)
 export function buildLandlockPlan(ctx: PlanContext) {
   const ll = ctx.probe.landlockAbi !== null ? landlockRules(ctx.policy) : null
   const template = launcherTemplate(ctx, ll?.rules ?? null)
-  if (metadataGap(ctx) && ctx.probe.seccomp) template.metadata = metadataProgram()
+  if ((metadataGap(ctx) && ctx.probe.seccomp) || connectSupervised(ctx)) template.metadata = metadataProgram(ctx.policy.network)
   return { template, enforcement: expectedEnforcement(ctx, ll?.narrowed ?? []) }
 }
 
@@ -177,26 +186,35 @@ function missingFor(ctx: PlanContext): MissingProtection[] {
   return missing
 }
 
+/** The planned note on connect(2) with an allowlist in Landlock mode (start.ts replaces it when no listener could be had). */
+export const CONNECT_SUPERVISED = "TCP connect() is decided by the supervisor: only the proxy's endpoint (127.0.0.1 on its port) is connected; any other address, the proxy's port on another host included, is refused with EACCES (Landlock's TCP rule matches the port alone)"
+
 /** The planned note on file metadata in Landlock mode (start.ts replaces it when no listener could be had). */
 export const METADATA_SUPERVISED = 'chmod, chown, utimes, extended attributes and attribute flags are decided by the supervisor: performed beneath a write root, EPERM elsewhere'
 
 /**
  * Network through the proxy in Landlock mode. Landlock (ABI ≤ 7) matches a
  * TCP port, never an address: connect() to port P of any host passes, not
- * only to the proxy on 127.0.0.1:P. That is reported, never hidden.
+ * only to the proxy on 127.0.0.1:P. With seccomp the supervisor checks the
+ * address (CONNECT_SUPERVISED); without, the gap is reported, never hidden.
  */
 export function proxyMissing(abi: number | null, seccomp: boolean): MissingProtection[] {
   const missing: MissingProtection[] = []
   if (abi === null || abi < 4) missing.push({ protection: 'network', explicit: true, reason: `a network allowlist needs Landlock's TCP rules (ABI 4) to keep connections to the proxy; this kernel has ${abi === null ? 'no Landlock' : `ABI ${abi}`}: the launcher refuses to start the command`, fix: 'a kernel ≥ 6.7' })
-  if (!seccomp) missing.push({ protection: 'network', explicit: true, reason: 'without seccomp, UDP (DNS), raw and non-TCP sockets are not refused: only TCP goes through the proxy', fix: 'a kernel with CONFIG_SECCOMP_FILTER' })
-  missing.push({
+  if (seccomp) return missing
+  missing.push({ protection: 'network', explicit: true, reason: 'without seccomp, UDP (DNS), raw and non-TCP sockets are not refused: only TCP goes through the proxy', fix: 'a kernel with CONFIG_SECCOMP_FILTER' })
+  missing.push(portOnly('without seccomp the supervisor cannot check the address of a connect()'))
+  return missing
+}
+
+/** Only the port of a connect is checked: the proxy's port on every host passes. */
+export function portOnly(why: string): MissingProtection {
+  return {
     protection: 'network-port-only',
     explicit: false,
-    reason:
-      "Landlock (ABI ≤ 7) matches TCP ports, not addresses: connect() to the proxy's port on any other host passes too. cordon compensates where it can — the proxy listens on 127.0.0.1 on a fresh ephemeral port per sandbox, the sandbox has no DNS or UDP (seccomp) and cannot bind a port — but a command that knows the IP address of an outside server listening on that port can reach it directly, bypassing the allowlist",
+    reason: `Landlock (ABI ≤ 7) matches TCP ports, not addresses, and ${why}: connect() to the proxy's port on any other host passes too — a command that knows the IP address of an outside server listening on that port reaches it directly, bypassing the allowlist (the proxy listens on 127.0.0.1 on a fresh ephemeral port per sandbox; the sandbox has no DNS or UDP and cannot bind a port)`,
     fix: "namespace mode: the sandbox gets a network namespace with loopback only and reaches the proxy through the launcher's forwarder",
-  })
-  return missing
+  }
 }
 
 /** Network `inet` without seccomp: nothing refuses AF_UNIX sockets (Landlock ABI 6 scopes abstract ones only). */
@@ -233,6 +251,7 @@ function expectedEnforcement(ctx: PlanContext, narrowed: string[]): Enforcement 
   const missing = missingFor(ctx)
   const notes = ['Landlock-only mode: no pid/ipc/network namespaces (host SysV IPC objects the caller can reach stay reachable); the launcher stays as a subreaper supervisor that kills what the command leaves behind (double-forked, setsid) when it exits, times out, is aborted or its caller dies']
   if (metadataGap(ctx) && ctx.probe.seccomp) notes.push(METADATA_SUPERVISED)
+  if (connectSupervised(ctx)) notes.push(CONNECT_SUPERVISED)
   const globs = globsNote(policy)
   if (globs) notes.push(globs)
   if (policy.readRoots.some(coversHostDevices)) notes.push(`host devices are not readable: under /dev only ${DEVICE_FILES.join(', ')}`)

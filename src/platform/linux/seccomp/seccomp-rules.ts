@@ -79,7 +79,8 @@ export function parseSeccompRules(text: string, file: string): SeccompRule[] {
     // mode (performed beneath a write root, EPERM elsewhere): when= has
     // nothing to do with it. Argument tests pick which calls reach it — the
     // two attribute ioctls, not every ioctl a terminal or a build makes.
-    if (action === 'notify' && when !== 'always') throw new PolicyError('a notify rule takes no when=', { where })
+    // A notify rule is always in the supervisor's filter, or only with an allowlist (connect: notify-connect.c).
+    if (action === 'notify' && when !== 'always' && when !== 'net-proxy') throw new PolicyError('a notify rule takes no when= other than when=net-proxy', { where })
     rules.push({ syscall, ...parseAction(action, where), args, when, reason })
   })
   return rules

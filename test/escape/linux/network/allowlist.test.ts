@@ -76,11 +76,12 @@ describeEscape('network allowlist', (identity, mode) => {
       expect(requests(reply)).toEqual([expect.objectContaining({ host: 'registry.test', port: ports.http, protocol: 'https', decision: 'allowed', source: 'profile', address: '127.0.0.2' })])
       const enforcement = resultOf(reply).enforcement!
       expect(enforcement).toMatchObject({ mode, network: 'proxy', proxy: { allow: expect.arrayContaining(['registry.test']), deny: ['mirror.test'] } })
-      // Landlock mode cannot tell the proxy's port on 127.0.0.1 from that port elsewhere, and says so;
-      // namespace mode has loopback only, with the forwarder as the way out.
+      // Landlock mode: the supervisor checks each connect's address (Landlock's rule has the port
+      // only), and says so; namespace mode has loopback only, with the forwarder as the way out.
       // (A caller without a cgroup of its own — unprivileged here — also has `cgroup` missing: not the network's.)
       const missing = enforcement.missing.filter((m) => m.protection !== 'cgroup')
-      if (mode === 'landlock') expect(missing).toEqual([expect.objectContaining({ protection: 'network-port-only' })])
+      expect(missing).toEqual([])
+      if (mode === 'landlock') expect(enforcement.notes.join('\n')).toMatch(/TCP connect\(\) is decided by the supervisor: only the proxy's endpoint/)
       else expect(enforcement.notes.join('\n')).toMatch(/loopback only; its one way out is cordon's forwarder/)
     })
 
@@ -131,6 +132,15 @@ describeEscape('network allowlist', (identity, mode) => {
     // refuses it the same way (its namespace has loopback only: nothing would answer there anyway).
     it.each(['tfo', 'tfomsg', 'tfommsg'])('a TCP Fast Open connect (%s with MSG_FASTOPEN) to the real port is refused', async (how) => {
       await e.denial(net(how, '127.0.0.2', String(ports.http)), 'EOPNOTSUPP', 'OK', { options: allowlist() })
+    })
+
+    // Landlock's TCP rule lets the proxy's port through on every host; the supervisor checks the
+    // address (native/linux/notify-connect.c) and refuses it — without it the kernel tried the
+    // connect (ECONNREFUSED: nothing listens on 127.0.0.2 at that port; an outside server listening
+    // on every port would have answered). Namespace mode: loopback only, nothing there either.
+    // Unconfined (no proxy in the environment) the probe connects to the server's own port.
+    it("the proxy's port on another address is refused (Landlock matches the port only; the supervisor checks the address)", async () => {
+      await e.denial(net('proxyport', '127.0.0.2', String(ports.http)), mode === 'landlock' ? 'EACCES' : 'ECONNREFUSED', 'OK', { options: allowlist() })
     })
 
     it('listening on a TCP port is refused (no way in either)', async () => {

@@ -71,6 +71,18 @@ static int fast_open(const char *how, char **a) {
   return outcome(rc < 0 ? -1 : 0);
 }
 
+/*
+ * TCP to HOST on the proxy's port — the port of $HTTP_PROXY
+ * (http://127.0.0.1:PORT), or PORT when there is none (unconfined) — the
+ * one port Landlock's rule lets a connect through, on every host.
+ */
+static int cmd_proxyport(char **a) {
+  const char *proxy = getenv("HTTP_PROXY");
+  const char *colon = proxy ? strrchr(proxy, ':') : NULL;
+  char *port[2] = {(char *)a[0], colon ? (char *)colon + 1 : a[1]};
+  return connect_to(SOCK_STREAM, port);
+}
+
 static int cmd_tfo(char **a) { return fast_open("sendto", a); }
 static int cmd_tfomsg(char **a) { return fast_open("sendmsg", a); }
 static int cmd_tfommsg(char **a) { return fast_open("sendmmsg", a); }
@@ -229,6 +241,7 @@ static const struct probe_cmd cmds[] = {
   {"proxymany", 2, cmd_proxymany},
   {"bind", 1, cmd_bind},
   {"tcp", 2, cmd_tcp},
+  {"proxyport", 2, cmd_proxyport},
   {"tfo", 2, cmd_tfo},
   {"tfomsg", 2, cmd_tfomsg},
   {"tfommsg", 2, cmd_tfommsg},

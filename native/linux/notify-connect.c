@@ -1,0 +1,119 @@
+/*
+ * notify-connect.c — connect(2) decided by the supervisor, with a network
+ * allowlist in Landlock mode (the `connect notify when=net-proxy` line of
+ * profiles/linux/seccomp.rules; docs/network.md).
+ *
+ * Why: Landlock's TCP rule (LANDLOCK_RULE_NET_PORT, ABI <= 7) matches a
+ * port, never an address, so the rule that lets the command reach the proxy
+ * at 127.0.0.1:PORT let it reach PORT on every other host as well: a server
+ * of the attacker's listening on every port took a direct connection past
+ * the allowlist. Here the address is checked too: only the proxy's own
+ * endpoint (127.0.0.1, or its IPv4-mapped IPv6 form, on a planned port) is
+ * connected; any other address is EACCES, the errno Landlock's rule gives.
+ *
+ * The supervisor never lets the kernel re-read the command's memory after
+ * its check (no SECCOMP_USER_NOTIF_FLAG_CONTINUE: another thread could
+ * rewrite the address in between — seccomp_unotify(2)). It copies the
+ * address once, takes the command's socket with pidfd_getfd(2) (the same
+ * open file description: its flags and options are the command's) and
+ * connects it itself with its own copy; the command's call returns that
+ * connect's result. The supervisor sits outside the command's Landlock
+ * domain, which is why the address check here is the whole decision.
+ *
+ * A command's socket that is blocking makes this connect block the
+ * supervisor until the handshake ends; the one address it connects to is
+ * a listening loopback socket, where that is immediate (a full accept
+ * backlog would hold it up to the SYN retransmit).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "metadata.h"
+
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open 434
+#endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
+
+/* The proxy's endpoint: 127.0.0.1 on one of the planned ports. */
+static int is_proxy(const struct md_net *net, uint32_t addr_be, uint16_t port_be) {
+  if (addr_be != htonl(INADDR_LOOPBACK)) return 0;
+  for (size_t i = 0; i < net->n_ports; i++)
+    if (ntohs(port_be) == net->ports[i]) return 1;
+  return 0;
+}
+
+/* Whether this address may be connected: the proxy's, as IPv4 or as an
+ * IPv4-mapped IPv6 address (a dual-stack socket reaches the same listener).
+ * AF_UNSPEC dissolves an association and reaches nothing. */
+static int allowed(const struct md_net *net, const struct sockaddr_storage *ss, socklen_t len) {
+  if (len < sizeof(sa_family_t)) return 0;
+  if (ss->ss_family == AF_UNSPEC) return 1;
+  if (ss->ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+    const struct sockaddr_in *v4 = (const struct sockaddr_in *)ss;
+    return is_proxy(net, v4->sin_addr.s_addr, v4->sin_port);
+  }
+  if (ss->ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+    const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)ss;
+    if (!IN6_IS_ADDR_V4MAPPED(&v6->sin6_addr)) return 0;
+    uint32_t v4;
+    memcpy(&v4, v6->sin6_addr.s6_addr + 12, sizeof v4);
+    return is_proxy(net, v4, v6->sin6_port);
+  }
+  /* AF_UNIX (a socketpair's socket: socket(AF_UNIX) is refused with an
+   * allowlist) would resolve its path here, outside the command's Landlock
+   * domain and cwd; every other family is refused at socket(). */
+  return 0;
+}
+
+/* The thread group of `tid`: pidfd_open(2) wants a process (before Linux
+ * 6.9's PIDFD_THREAD), and the notification names the thread. */
+static pid_t tgid_of(pid_t tid) {
+  char path[64], line[128];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+  FILE *f = fopen(path, "re");
+  pid_t tgid = -1;
+  if (!f) return -1;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "Tgid: %d", &tgid) == 1) break;
+  fclose(f);
+  return tgid;
+}
+
+/* The command's socket `fd`, as a descriptor of ours: 0 or an errno. */
+static int take_socket(const struct md_target *t, int fd, int *out) {
+  pid_t tgid = tgid_of(t->tid);
+  if (tgid < 0) return ESRCH;
+  int pidfd = (int)syscall(__NR_pidfd_open, tgid, 0);
+  if (pidfd < 0) return errno;
+  /* The tid was still blocked in this very call after the pidfd was made:
+   * the pidfd is that task's process, whatever happens to the tid later. */
+  int err = md_still_waiting(t) ? 0 : ESRCH;
+  if (!err && (*out = (int)syscall(__NR_pidfd_getfd, pidfd, fd, 0)) < 0) err = errno;
+  close(pidfd);
+  return err;
+}
+
+int md_connect(const struct md_target *t, const struct seccomp_data *d, const struct md_net *net) {
+  struct sockaddr_storage ss;
+  uint64_t len = d->args[2];
+  int fd = (int)d->args[0], sock = -1;
+  /* The kernel's own bounds (move_addr_to_kernel): over-long is EINVAL. */
+  if (len > sizeof ss) return EINVAL;
+  memset(&ss, 0, sizeof ss);
+  int err = md_read(t, d->args[1], &ss, (size_t)len);
+  if (err) return err;
+  if (!allowed(net, &ss, (socklen_t)len)) return EACCES;
+  if ((err = take_socket(t, fd, &sock))) return err == EBADF ? EBADF : err;
+  int rc = connect(sock, (struct sockaddr *)&ss, (socklen_t)len);
+  err = rc < 0 ? errno : 0;
+  close(sock);
+  return err;
+}

@@ -1,0 +1,107 @@
+/**
+ * connect(2) with a network allowlist in Landlock mode, driven directly
+ * with a launcher plan: Landlock's TCP rule lets port P through on every
+ * host, so the supervisor (native/linux/notify-connect.c) checks the
+ * address and connects only 127.0.0.1:P itself. Two real servers listen on
+ * the same port P, on 127.0.0.1 (the proxy's place) and on 127.0.0.2 (an
+ * outside server on the proxy's port): with the supervisor the first
+ * answers and the second is refused; without the filter both answer (the
+ * gap it closes); with no listener to be had every connect is refused.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Readable, Writable } from 'node:stream'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { loadNative } from '../../src/native/load.js'
+import { metadataProgram, seccompProgram } from '../../src/platform/linux/landlock/plan.js'
+import { repoRoot } from '../helpers/paths.js'
+
+const { launcherPath } = loadNative()
+const probe = join(inject('cordonProbeDir'), 'probe-net')
+let dir: string
+let denyCall: string
+const servers: Server[] = []
+let port = 0
+
+/** Listen on host:port (0: any free port); resolves with the port. */
+function listen(host: string, at: number): Promise<number> {
+  const s = createServer((c) => c.end())
+  servers.push(s)
+  return new Promise((resolve, reject) => {
+    s.once('error', reject)
+    s.listen(at, host, () => resolve((s.address() as { port: number }).port))
+  })
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cordon-connect-'))
+  denyCall = join(dir, 'deny-call')
+  execFileSync('cc', ['-O1', '-Wall', '-o', denyCall, join(repoRoot, 'test/native/fixtures/deny-call.c')])
+  port = await listen('127.0.0.1', 0)
+  await listen('127.0.0.2', port)
+})
+afterAll(() => {
+  for (const s of servers) s.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function plan(argv: string[], extra: Record<string, unknown> = {}) {
+  const landlock = { rules: [{ path: '/', access: ['read'] }, { path: dir, access: ['read', 'write'] }], networkOff: false, connectPorts: [port], scopeSignal: true, scopeAbstractUnix: true, log: false }
+  return { v: 1, argv, env: ['PATH=/usr/bin:/bin'], cwd: dir, compat: 'best-effort', rlimits: [], landlock, seccomp: seccompProgram('proxy'), metadata: metadataProgram('proxy'), ...extra }
+}
+
+function collect(stream: Readable): Promise<string> {
+  return new Promise((resolve) => {
+    let text = ''
+    stream.on('data', (d: Buffer) => (text += d.toString()))
+    stream.on('close', () => resolve(text))
+  })
+}
+
+/** The launcher (under `wrap`, if given) with the plan on fd 3 and the status on fd 4. */
+async function launch(p: object, wrap: string[] = []): Promise<{ stdout: string; status: Record<string, unknown>[] }> {
+  const argv = [...wrap, launcherPath, '--plan-fd', '3', '--status-fd', '4']
+  const child = spawn(argv[0]!, argv.slice(1), { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] })
+  const planPipe = child.stdio[3] as Writable
+  planPipe.on('error', () => {})
+  planPipe.end(JSON.stringify(p))
+  const [stdout, status] = await Promise.all([collect(child.stdout!), collect(child.stdio[4] as Readable)])
+  return { stdout: stdout.trim(), status: status.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) }
+}
+
+const tcp = (host: string, at = port) => [probe, 'tcp', host, String(at)]
+
+describe('launcher: connect with a network allowlist (Landlock mode)', () => {
+  it('both servers answer an unconfined probe: the probe and the servers work', () => {
+    for (const host of ['127.0.0.1', '127.0.0.2']) expect(execFileSync(probe, ['tcp', host, String(port)], { encoding: 'utf8' }).trim()).toBe('OK')
+  })
+
+  it('the supervisor connects the proxy endpoint (IPv4 and IPv4-mapped IPv6) and refuses the same port elsewhere', async () => {
+    const ok = await launch(plan(tcp('127.0.0.1')))
+    expect(ok.status[0]).toMatchObject({ ok: true, metadata: 1 })
+    expect(ok.stdout).toBe('OK')
+    expect((await launch(plan(tcp('::ffff:127.0.0.1')))).stdout).toBe('OK')
+    expect((await launch(plan(tcp('127.0.0.2')))).stdout).toBe('EACCES')
+    expect((await launch(plan(tcp('::1')))).stdout).toBe('EACCES')
+  })
+
+  it('another port is refused as before (by the supervisor, which sees every connect)', async () => {
+    expect((await launch(plan(tcp('127.0.0.1', port === 65535 ? 1 : port + 1)))).stdout).toBe('EACCES')
+  })
+
+  it('without the filter (metadata: -1) Landlock alone lets the proxy port on another address through: the gap it closes', async () => {
+    const r = await launch(plan(tcp('127.0.0.2'), { metadata: undefined }))
+    expect(r.status[0]).toMatchObject({ ok: true, metadata: -1 })
+    expect(r.stdout).toBe('OK')
+  })
+
+  it('no listener to be had (a parent filter refuses NEW_LISTENER): every connect is refused, the proxy included, never let through', async () => {
+    const a = await launch(plan(tcp('127.0.0.1')), [denyCall, 'listener'])
+    expect(a.status[0]).toMatchObject({ ok: true, metadata: 0 })
+    expect(a.stdout).toBe('EPERM')
+    expect((await launch(plan(tcp('127.0.0.2')), [denyCall, 'listener'])).stdout).toBe('EPERM')
+  })
+})
