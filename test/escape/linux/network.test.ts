@@ -4,12 +4,13 @@
  * AF_UNIX to host daemons; socketpair(AF_UNIX) keeps working. With network
  * 'inet' TCP works and host unix sockets stay refused; with 'on' both work.
  */
+import { spawn, type ChildProcess } from 'node:child_process'
 import { createSocket, type Socket } from 'node:dgram'
 import { chmodSync, rmSync } from 'node:fs'
 import { createServer, type AddressInfo, type Server } from 'node:net'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { afterAll, beforeAll, describe, it } from 'vitest'
+import { afterAll, beforeAll, describe, inject, it } from 'vitest'
 import { describeEscape, Escape } from '../../helpers/escape.js'
 import { makeTestTmpDir } from '../../helpers/paths.js'
 
@@ -17,6 +18,8 @@ const servers: Server[] = []
 let udp: Socket
 let socketDir: string
 let socketPath: string
+let dgramPath: string
+let dgramDaemon: ChildProcess | undefined
 const abstractName = `cordon-escape-${randomBytes(6).toString('hex')}`
 const ports: { v4: number; v6: number; udp: number } = { v4: 0, v6: 0, udp: 0 }
 
@@ -38,12 +41,21 @@ beforeAll(async () => {
   await listen(socketPath)
   chmodSync(socketPath, 0o777) // any identity may connect when nothing confines it
   await listen(`\0${abstractName}`)
+  // A host daemon's datagram socket (journald's, /dev/log): Node binds none, the net probe does.
+  dgramPath = join(socketDir, 'daemon-dgram.sock')
+  const daemon = spawn(join(inject('cordonProbeDir'), 'probe-net'), ['dgrambind', dgramPath], { stdio: ['ignore', 'pipe', 'inherit'] })
+  dgramDaemon = daemon
+  await new Promise<void>((resolve, reject) => {
+    daemon.stdout!.once('data', () => resolve())
+    daemon.once('exit', (code) => reject(new Error(`the datagram daemon exited (${code})`)))
+  })
   udp = createSocket('udp4')
   await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve))
   ports.udp = udp.address().port
 })
 
 afterAll(() => {
+  dgramDaemon?.kill('SIGKILL')
   for (const s of servers) s.close()
   udp?.close()
   if (socketDir) rmSync(socketDir, { recursive: true, force: true })
@@ -95,6 +107,12 @@ describeEscape('network', (identity, mode) => {
     it('socketpair(AF_UNIX) still works', async () => {
       await e.denial(net('socketpair'), 'OK')
     })
+
+    // A datagram socketpair's socket takes an address in sendto: it reached a host daemon's
+    // pathname socket past the socket(AF_UNIX) rule. Only datagram pairs are refused.
+    it("a datagram to a host daemon's pathname socket through a socketpair", async () => {
+      await e.denial(net('unixdgram', dgramPath), 'EAFNOSUPPORT')
+    })
   })
 
   // What an orchestrator's network widening grants (issue 13 §5): every host, no host unix socket.
@@ -115,11 +133,19 @@ describeEscape('network', (identity, mode) => {
     it('socketpair(AF_UNIX) still works', async () => {
       await e.denial(net('socketpair'), 'OK', 'OK', inet)
     })
+
+    it("a datagram to a host daemon's pathname socket through a socketpair is still refused", async () => {
+      await e.denial(net('unixdgram', dgramPath), 'EAFNOSUPPORT', 'OK', inet)
+    })
   })
 
   describe('network on', () => {
     it('TCP connect to the local server succeeds', async () => {
       await e.denial(net('tcp', '127.0.0.1', String(ports.v4)), 'OK', 'OK', { options: { network: 'on' } })
+    })
+
+    it("a datagram to a host daemon's pathname socket through a socketpair goes through (host sockets are part of 'on')", async () => {
+      await e.denial(net('unixdgram', dgramPath), 'OK', 'OK', { options: { network: 'on' } })
     })
   })
 })

@@ -10,6 +10,7 @@
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -122,6 +123,37 @@ static int cmd_socketpair(char **a) {
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) return outcome(-1);
   long rc = write(sv[0], "x", 1) == 1 && read(sv[1], &c, 1) == 1 && c == 'x' ? 0 : -1;
   return outcome(rc);
+}
+
+/*
+ * A datagram to a host daemon's pathname unix socket (journald's, syslog's
+ * /dev/log) from a socketpair: socket(AF_UNIX) is refused, but a datagram
+ * socketpair's socket still takes an address in sendto(2) — it "connects
+ * the sandbox to itself" only as long as nobody names another peer.
+ */
+static int cmd_unixdgram(char **a) {
+  struct sockaddr_un sun = {.sun_family = AF_UNIX};
+  int sv[2];
+  strncpy(sun.sun_path, a[0], sizeof sun.sun_path - 1);
+  if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0) return outcome(-1);
+  /* MSG_DONTWAIT: a full queue at the daemon is EAGAIN, never a hang. */
+  long rc = sendto(sv[0], "ping", 4, MSG_DONTWAIT, (struct sockaddr *)&sun, sizeof sun);
+  return outcome(rc < 0 ? -1 : 0);
+}
+
+/* The host daemon for unixdgram: a datagram socket bound at PATH (mode
+ * 0777, for any caller), read and discarded until the probe is killed (a
+ * unix datagram queue holds net.unix.max_dgram_qlen, 10 by default);
+ * READY once bound. */
+static int cmd_dgrambind(char **a) {
+  struct sockaddr_un sun = {.sun_family = AF_UNIX};
+  strncpy(sun.sun_path, a[0], sizeof sun.sun_path - 1);
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof sun) < 0 || chmod(a[0], 0777) < 0) return setup_failed("bind");
+  printf("READY\n");
+  fflush(stdout);
+  char buf[64];
+  for (;;) if (recv(fd, buf, sizeof buf, 0) < 0 && errno != EINTR) return setup_failed("recv");
 }
 
 /* base64 of `in` (RFC 4648) into `out` (4/3 the size, plus a NUL). */
@@ -251,6 +283,8 @@ static const struct probe_cmd cmds[] = {
   {"netlink", 0, cmd_netlink},
   {"unix", 1, cmd_unix},
   {"socketpair", 0, cmd_socketpair},
+  {"unixdgram", 1, cmd_unixdgram},
+  {"dgrambind", 1, cmd_dgrambind},
   {NULL, 0, NULL},
 };
 

@@ -52,6 +52,11 @@ describe('the shipped seccomp.rules', () => {
     expect(proxy.filter((r) => r.syscall === 'socket').some((r) => r.args.some((a) => a.arg === 1 && a.value === '0x1'))).toBe(false)
   })
 
+  it('datagram socketpairs are refused wherever host unix sockets are (their sockets take any address in sendto)', () => {
+    const pair = rules.filter((r) => r.syscall === 'socketpair' && r.when === 'unix-off')
+    expect(pair.map((r) => [r.errno, r.args])).toEqual([[constants.errno.EAFNOSUPPORT, [{ arg: 0, op: 'eq', value: '0x1' }, { arg: 1, op: 'masked_eq', mask: '0xf', value: '0x2' }]]])
+  })
+
   it('network rules apply only with network off; socketpair keeps AF_UNIX', () => {
     const net = rules.filter((r) => r.when === 'net-off').map((r) => r.syscall)
     expect(net.sort()).toEqual(['socket', 'socketpair'])
@@ -60,7 +65,10 @@ describe('the shipped seccomp.rules', () => {
 
   it('AF_UNIX sockets stay refused unless the network is fully on (network inet: every host, no host unix socket)', () => {
     const unix = rules.filter((r) => r.when === 'unix-off')
-    expect(unix.map((r) => [r.syscall, r.args])).toEqual([['socket', [{ arg: 0, op: 'eq', value: '0x1' }]]])
+    expect(unix.map((r) => [r.syscall, r.args])).toEqual([
+      ['socket', [{ arg: 0, op: 'eq', value: '0x1' }]],
+      ['socketpair', [{ arg: 0, op: 'eq', value: '0x1' }, { arg: 1, op: 'masked_eq', mask: '0xf', value: '0x2' }]],
+    ])
   })
 
   it('TIOCSTI is compared on the low 32 bits of the ioctl request', () => {
