@@ -8,18 +8,16 @@
  * answers and the second is refused; without the filter both answer (the
  * gap it closes); with no listener to be had every connect is refused.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Readable, Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { loadNative } from '../../src/native/load.js'
 import { metadataProgram, seccompProgram } from '../../src/platform/linux/landlock/plan.js'
+import { runLauncher } from '../helpers/launcher-run.js'
 import { repoRoot } from '../helpers/paths.js'
 
-const { launcherPath } = loadNative()
 const probe = join(inject('cordonProbeDir'), 'probe-net')
 let dir: string
 let denyCall: string
@@ -53,24 +51,7 @@ function plan(argv: string[], extra: Record<string, unknown> = {}) {
   return { v: 1, argv, env: ['PATH=/usr/bin:/bin'], cwd: dir, compat: 'best-effort', rlimits: [], landlock, seccomp: seccompProgram('proxy'), metadata: metadataProgram('proxy'), ...extra }
 }
 
-function collect(stream: Readable): Promise<string> {
-  return new Promise((resolve) => {
-    let text = ''
-    stream.on('data', (d: Buffer) => (text += d.toString()))
-    stream.on('close', () => resolve(text))
-  })
-}
-
-/** The launcher (under `wrap`, if given) with the plan on fd 3 and the status on fd 4. */
-async function launch(p: object, wrap: string[] = []): Promise<{ stdout: string; status: Record<string, unknown>[] }> {
-  const argv = [...wrap, launcherPath, '--plan-fd', '3', '--status-fd', '4']
-  const child = spawn(argv[0]!, argv.slice(1), { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] })
-  const planPipe = child.stdio[3] as Writable
-  planPipe.on('error', () => {})
-  planPipe.end(JSON.stringify(p))
-  const [stdout, status] = await Promise.all([collect(child.stdout!), collect(child.stdio[4] as Readable)])
-  return { stdout: stdout.trim(), status: status.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) }
-}
+const launch = runLauncher
 
 const tcp = (host: string, at = port) => [probe, 'tcp', host, String(at)]
 

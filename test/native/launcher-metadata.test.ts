@@ -7,17 +7,16 @@
  * and without the filter (the gap it closes). The escape tests
  * (test/escape/linux/metadata.test.ts) cover every syscall variant.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Readable, Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { loadNative } from '../../src/native/load.js'
 import { metadataProgram, seccompProgram } from '../../src/platform/linux/landlock/plan.js'
+import { runLauncher } from '../helpers/launcher-run.js'
 import { repoRoot } from '../helpers/paths.js'
 
-const { launcherPath } = loadNative()
 const probe = join(inject('cordonProbeDir'), 'probe-metadata')
 let dir: string
 let denyCall: string
@@ -36,24 +35,7 @@ function plan(argv: string[], extra: Record<string, unknown> = {}) {
   return { v: 1, argv, env: ['PATH=/usr/bin:/bin'], cwd: join(dir, 'work'), compat: 'best-effort', rlimits: [], landlock, seccomp: seccompProgram('off'), metadata: metadataProgram('off'), ...extra }
 }
 
-function collect(stream: Readable): Promise<string> {
-  return new Promise((resolve) => {
-    let text = ''
-    stream.on('data', (d: Buffer) => (text += d.toString()))
-    stream.on('close', () => resolve(text))
-  })
-}
-
-/** The launcher (under `wrap`, if given) with the plan on fd 3 and the status on fd 4. */
-async function launch(p: object, wrap: string[] = []): Promise<{ stdout: string; status: Record<string, unknown>[] }> {
-  const argv = [...wrap, launcherPath, '--plan-fd', '3', '--status-fd', '4']
-  const child = spawn(argv[0]!, argv.slice(1), { env: {}, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] })
-  const planPipe = child.stdio[3] as Writable
-  planPipe.on('error', () => {})
-  planPipe.end(JSON.stringify(p))
-  const [stdout, status] = await Promise.all([collect(child.stdout!), collect(child.stdio[4] as Readable)])
-  return { stdout: stdout.trim(), status: status.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) }
-}
+const launch = runLauncher
 
 let n = 0
 const file = (where: 'work' | 'outside') => {
