@@ -20,13 +20,22 @@
  * connect's result. The supervisor sits outside the command's Landlock
  * domain, which is why the address check here is the whole decision.
  *
- * A command's socket that is blocking makes this connect block the
- * supervisor until the handshake ends; the one address it connects to is
- * a listening loopback socket, where that is immediate (a full accept
- * backlog would hold it up to the SYN retransmit).
+ * The supervisor answers one notification at a time, so a connect must
+ * not hold it: a socket bound to a device other than loopback is refused
+ * (SO_BINDTODEVICE sent the SYN for 127.0.0.1 out of eth0, where nothing
+ * answers: with a high TCP_SYNCNT the supervisor waited for hours and a
+ * timed-out run's setsid'd processes outlived it — red team), and a
+ * blocking connect waits at most CONNECT_DEADLINE_MS (SO_SNDTIMEO, the
+ * command's own value put back after): past it the command gets
+ * EINPROGRESS, as socket(7) documents for a connect that runs past
+ * SO_SNDTIMEO, and the handshake goes on in the background. To a listening
+ * loopback socket it ends in microseconds; only a full accept backlog
+ * (a dropped SYN, retried after a second) reaches the deadline.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +47,11 @@
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open 434
 #endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd for one thread */
+#endif
+
+#define CONNECT_DEADLINE_MS 250
 #ifndef __NR_pidfd_getfd
 #define __NR_pidfd_getfd 438
 #endif
@@ -87,11 +101,21 @@ static pid_t tgid_of(pid_t tid) {
   return tgid;
 }
 
+/* A pidfd whose fd table is the calling thread's: the thread itself
+ * (PIDFD_THREAD, Linux 6.9) — a thread made without CLONE_FILES has a table
+ * of its own — else its thread group, whose table the threads of a pthread
+ * program share. */
+static int pidfd_of(pid_t tid) {
+  int pidfd = (int)syscall(__NR_pidfd_open, tid, PIDFD_THREAD);
+  if (pidfd >= 0 || errno != EINVAL) return pidfd;
+  pid_t tgid = tgid_of(tid);
+  if (tgid < 0) { errno = ESRCH; return -1; }
+  return (int)syscall(__NR_pidfd_open, tgid, 0);
+}
+
 /* The command's socket `fd`, as a descriptor of ours: 0 or an errno. */
 static int take_socket(const struct md_target *t, int fd, int *out) {
-  pid_t tgid = tgid_of(t->tid);
-  if (tgid < 0) return ESRCH;
-  int pidfd = (int)syscall(__NR_pidfd_open, tgid, 0);
+  int pidfd = pidfd_of(t->tid);
   if (pidfd < 0) return errno;
   /* The tid was still blocked in this very call after the pidfd was made:
    * the pidfd is that task's process, whatever happens to the tid later. */
@@ -99,6 +123,32 @@ static int take_socket(const struct md_target *t, int fd, int *out) {
   if (!err && (*out = (int)syscall(__NR_pidfd_getfd, pidfd, fd, 0)) < 0) err = errno;
   close(pidfd);
   return err;
+}
+
+/* Bound to a device, it must be loopback: anything else routes 127.0.0.1
+ * out of that device. 0, or EACCES. */
+static int loopback_only(int sock) {
+  char dev[IFNAMSIZ + 1] = "";
+  socklen_t len = sizeof dev - 1;
+  if (getsockopt(sock, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) < 0) return errno == ENOPROTOOPT ? 0 : errno;
+  return len == 0 || dev[0] == 0 || strcmp(dev, "lo") == 0 ? 0 : EACCES;
+}
+
+/* connect() with the supervisor's deadline; the socket's own send timeout
+ * is put back whatever happens. 0 or an errno. */
+static int connect_bounded(int sock, const struct sockaddr_storage *ss, socklen_t len) {
+  struct timeval old, limit = {0, CONNECT_DEADLINE_MS * 1000};
+  socklen_t olen = sizeof old;
+  int bounded = getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &old, &olen) == 0 &&
+                (old.tv_sec == 0 && old.tv_usec == 0 ? 1 : old.tv_sec * 1000000L + old.tv_usec > CONNECT_DEADLINE_MS * 1000L) &&
+                setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit) == 0;
+  int rc = connect(sock, (const struct sockaddr *)ss, len);
+  int err = rc < 0 ? errno : 0;
+  if (bounded) setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &old, sizeof old);
+  /* A deadline reached (EINPROGRESS) or a signal to the supervisor (EINTR):
+   * the handshake goes on; the command learns its end as a non-blocking
+   * caller would. */
+  return err == EINTR ? EINPROGRESS : err;
 }
 
 int md_connect(const struct md_target *t, const struct seccomp_data *d, const struct md_net *net) {
@@ -111,9 +161,9 @@ int md_connect(const struct md_target *t, const struct seccomp_data *d, const st
   int err = md_read(t, d->args[1], &ss, (size_t)len);
   if (err) return err;
   if (!allowed(net, &ss, (socklen_t)len)) return EACCES;
-  if ((err = take_socket(t, fd, &sock))) return err == EBADF ? EBADF : err;
-  int rc = connect(sock, (struct sockaddr *)&ss, (socklen_t)len);
-  err = rc < 0 ? errno : 0;
+  if ((err = take_socket(t, fd, &sock))) return err;
+  err = loopback_only(sock);
+  if (!err) err = connect_bounded(sock, &ss, (socklen_t)len);
   close(sock);
   return err;
 }

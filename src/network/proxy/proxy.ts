@@ -61,6 +61,15 @@ function listen(server: Server, where: { port: number; host: string } | { path: 
  * there). With `token`, the TCP port answers only clients that show it
  * (credential.ts). Resolves once it listens.
  */
+/**
+ * Connections one proxy holds at once (client sockets and the tunnels the
+ * native relay carries, as its own bound): past it a new connection is
+ * reset at once. Without a bound a sandboxed command opening connections
+ * in a loop held ~19,000 of the caller's descriptors (red team), starving
+ * the caller and every other sandbox of its process.
+ */
+export const MAX_PROXY_CONNECTIONS = 1024
+
 export async function startNetworkProxy(options: GateOptions & { port?: number; socketPath?: string; token?: string }): Promise<NetworkProxy> {
   const gate = new NetworkGate(options)
   const { server: http, agent } = createHttpFront(gate, options.token)
@@ -68,6 +77,7 @@ export async function startNetworkProxy(options: GateOptions & { port?: number; 
   const sockets = new Set<{ destroy(): void }>()
   const make = (token: string | undefined): Server => {
     const server = createServer({ noDelay: true }, (socket) => {
+      if (sockets.size >= MAX_PROXY_CONNECTIONS) return void socket.resetAndDestroy()
       sockets.add(socket)
       socket.once('close', () => sockets.delete(socket))
       socket.once(HANDED_OFF, (tunnel: NativeTunnel) => {

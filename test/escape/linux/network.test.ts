@@ -6,13 +6,17 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createSocket, type Socket } from 'node:dgram'
-import { chmodSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, rmSync } from 'node:fs'
 import { createServer, type AddressInfo, type Server } from 'node:net'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, inject, it } from 'vitest'
 import { describeEscape, Escape } from '../../helpers/escape.js'
 import { makeTestTmpDir } from '../../helpers/paths.js'
+import { itWhere, unless } from '../../helpers/requirements.js'
+
+// AF_VSOCK exists where the machine is a VM with a vsock device (Firecracker, QEMU virtio-vsock).
+const noVsock = unless(existsSync('/dev/vsock'), 'this host has no AF_VSOCK (/dev/vsock is missing: a VM with a virtio-vsock device, or `modprobe vhost_vsock`), so there is nothing for the vsock rule to refuse')
 
 const servers: Server[] = []
 let udp: Socket
@@ -113,6 +117,20 @@ describeEscape('network', (identity, mode) => {
     it("a datagram to a host daemon's pathname socket through a socketpair", async () => {
       await e.denial(net('unixdgram', dgramPath), 'EAFNOSUPPORT')
     })
+
+    // The family is an int to the kernel: high bits set slip past a 64-bit `== 1` (red team).
+    it('AF_UNIX with the family\'s high 32 bits set (socket and socketpair)', async () => {
+      await e.denial(net('hiunix', socketPath), 'EAFNOSUPPORT')
+      await e.denial(net('hidgram', dgramPath), 'EAFNOSUPPORT')
+    })
+
+    it('NETLINK_USERSOCK (host processes listening on it)', async () => {
+      await e.denial(net('usersock'), 'EAFNOSUPPORT')
+    })
+
+    itWhere(noVsock, 'AF_VSOCK (the hypervisor host)', async () => {
+      await e.denial(net('vsock'), 'EAFNOSUPPORT')
+    })
   })
 
   // What an orchestrator's network widening grants (issue 13 §5): every host, no host unix socket.
@@ -136,6 +154,21 @@ describeEscape('network', (identity, mode) => {
 
     it("a datagram to a host daemon's pathname socket through a socketpair is still refused", async () => {
       await e.denial(net('unixdgram', dgramPath), 'EAFNOSUPPORT', 'OK', inet)
+    })
+
+    // Red team: with the family's high bits set both reached host daemons under inet.
+    it("AF_UNIX with the family's high 32 bits set is still refused (socket to a stream daemon, socketpair to a datagram one)", async () => {
+      await e.denial(net('hiunix', socketPath), 'EAFNOSUPPORT', 'OK', inet)
+      await e.denial(net('hidgram', dgramPath), 'EAFNOSUPPORT', 'OK', inet)
+    })
+
+    it('NETLINK_USERSOCK is refused; NETLINK_ROUTE stays (getaddrinfo reads it)', async () => {
+      await e.denial(net('usersock'), 'EAFNOSUPPORT', 'OK', inet)
+      await e.denial(net('netlink'), 'OK', 'OK', inet)
+    })
+
+    itWhere(noVsock, 'AF_VSOCK is refused: a channel to the hypervisor host, not IP', async () => {
+      await e.denial(net('vsock'), 'EAFNOSUPPORT', 'OK', inet)
     })
   })
 

@@ -10,7 +10,7 @@ import { connect as tlsConnect } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { removeTempDirs, tempDir } from '../../helpers/temp.js'
 import { buildNetworkLists } from '../../../src/network/policy.js'
-import { startNetworkProxy, type GateOptions, type LookupFunction, type NetworkAnswer, type NetworkAsk, type NetworkProxy } from '../../../src/network/proxy/proxy.js'
+import { MAX_PROXY_CONNECTIONS, startNetworkProxy, type GateOptions, type LookupFunction, type NetworkAnswer, type NetworkAsk, type NetworkProxy } from '../../../src/network/proxy/proxy.js'
 
 const NAMES: Record<string, string> = {
   'registry.test': '127.0.0.2',
@@ -322,6 +322,35 @@ describe('network proxy: SOCKS5', () => {
     }
     expect(asked).toBe(0)
   })
+})
+
+describe('network proxy: a bound on connections', () => {
+  it(`holds at most ${MAX_PROXY_CONNECTIONS} connections at once: past it a new one is reset, and a slot freed is usable again`, async () => {
+    const p = await proxy(ALLOW)
+    const open = (): Promise<Socket> =>
+      new Promise((resolve, reject) => {
+        const s = connect(p.port, '127.0.0.1', () => resolve(s))
+        s.once('error', reject)
+      })
+    /** Whether the proxy reset `s` (or closed it) within `ms`. */
+    const cut = (s: Socket, ms: number) =>
+      new Promise<boolean>((resolve) => {
+        const t = setTimeout(() => resolve(false), ms)
+        s.once('close', () => (clearTimeout(t), resolve(true)))
+        s.once('error', () => {})
+      })
+    const held: Socket[] = []
+    for (let i = 0; i < MAX_PROXY_CONNECTIONS; i++) held.push(await open())
+    // Reset as soon as it is accepted: the client may see it before or after its connect completes.
+    const over = connect(p.port, '127.0.0.1')
+    expect(await cut(over, 2000)).toBe(true)
+    expect(await cut(held[held.length - 1]!, 200)).toBe(false) // the ones within the bound stay open
+    held.shift()!.destroy()
+    await new Promise((r) => setTimeout(r, 100)) // the proxy sees that one close
+    const again = await open()
+    expect(await cut(again, 300)).toBe(false)
+    for (const s of [...held, again]) s.destroy()
+  }, 30_000)
 })
 
 describe('network proxy: asking', () => {

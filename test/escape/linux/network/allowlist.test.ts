@@ -147,6 +147,12 @@ describeEscape('network allowlist', (identity, mode) => {
       await e.denial(net('bind', '0'), 'EACCES', 'OK', { options: allowlist() })
     })
 
+    // listen() on an unbound socket binds a port on every address itself, past Landlock's bind
+    // rule: any host could connect in (red team). Refused by the filter in both modes.
+    it('listening without bind() (the kernel picks the port) is refused', async () => {
+      await e.denial(net('listen'), 'EACCES', 'OK', { options: allowlist() })
+    })
+
     it('UDP (and so DNS) is refused at socket()', async () => {
       await e.denial(net('udp', '127.0.0.1', String(ports.udp)), 'EAFNOSUPPORT', 'OK', { options: allowlist() })
     })

@@ -11,7 +11,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <linux/vm_sockets.h>
 #include <unistd.h>
 
 /* Fill a sockaddr for HOST (IPv4 or IPv6 literal) and PORT. */
@@ -140,6 +142,47 @@ static int cmd_unixdgram(char **a) {
   long rc = sendto(sv[0], "ping", 4, MSG_DONTWAIT, (struct sockaddr *)&sun, sizeof sun);
   return outcome(rc < 0 ? -1 : 0);
 }
+
+/*
+ * The same two with the family's high 32 bits set: the kernel takes an int
+ * and drops them, so 0x1_00000001 is AF_UNIX to the kernel and not 1 to a
+ * 64-bit seccomp comparison.
+ */
+#define HIGH_UNIX 0x100000001L
+static int cmd_hiunix(char **a) {
+  struct sockaddr_un sun = {.sun_family = AF_UNIX};
+  strncpy(sun.sun_path, a[0], sizeof sun.sun_path - 1);
+  int fd = (int)syscall(SYS_socket, HIGH_UNIX, (long)(SOCK_STREAM | SOCK_CLOEXEC), 0L);
+  if (fd < 0) return outcome(-1);
+  long rc = connect(fd, (struct sockaddr *)&sun, sizeof sun);
+  close(fd);
+  return outcome(rc);
+}
+
+static int cmd_hidgram(char **a) {
+  struct sockaddr_un sun = {.sun_family = AF_UNIX};
+  int sv[2];
+  strncpy(sun.sun_path, a[0], sizeof sun.sun_path - 1);
+  if (syscall(SYS_socketpair, HIGH_UNIX, (long)(SOCK_DGRAM | SOCK_CLOEXEC), 0L, sv) < 0) return outcome(-1);
+  long rc = sendto(sv[0], "ping", 4, MSG_DONTWAIT, (struct sockaddr *)&sun, sizeof sun);
+  return outcome(rc < 0 ? -1 : 0);
+}
+
+/* listen(2) on a socket never bound: the kernel binds a free port on every
+ * address itself (inet_autobind) — no bind(2) for a bind rule to see. */
+static int cmd_listen(char **a) {
+  (void)a;
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return setup_failed("socket");
+  long rc = listen(fd, 1);
+  close(fd);
+  return outcome(rc);
+}
+
+/* Non-IP ways to other processes and machines: NETLINK_USERSOCK (host
+ * processes listening on it) and AF_VSOCK (the hypervisor host). */
+static int cmd_usersock(char **a) { (void)a; return open_socket(AF_NETLINK, SOCK_RAW, NETLINK_USERSOCK); }
+static int cmd_vsock(char **a) { (void)a; return open_socket(AF_VSOCK, SOCK_STREAM, 0); }
 
 /* The host daemon for unixdgram: a datagram socket bound at PATH (mode
  * 0777, for any caller), read and discarded until the probe is killed (a
@@ -284,6 +327,11 @@ static const struct probe_cmd cmds[] = {
   {"unix", 1, cmd_unix},
   {"socketpair", 0, cmd_socketpair},
   {"unixdgram", 1, cmd_unixdgram},
+  {"hiunix", 1, cmd_hiunix},
+  {"hidgram", 1, cmd_hidgram},
+  {"listen", 0, cmd_listen},
+  {"usersock", 0, cmd_usersock},
+  {"vsock", 0, cmd_vsock},
   {"dgrambind", 1, cmd_dgrambind},
   {NULL, 0, NULL},
 };

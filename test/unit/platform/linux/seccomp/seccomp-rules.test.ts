@@ -32,11 +32,13 @@ describe('the shipped seccomp.rules', () => {
 
   it('a network allowlist keeps only TCP over IP: UDP, raw, non-TCP stream protocols and other families are refused', () => {
     const proxy = rules.filter((r) => r.when === 'net-proxy' && r.action !== 'notify')
-    expect(new Set(proxy.map((r) => r.syscall))).toEqual(new Set(['socket', 'sendto', 'sendmsg', 'sendmmsg']))
+    expect(new Set(proxy.map((r) => r.syscall))).toEqual(new Set(['socket', 'listen', 'sendto', 'sendmsg', 'sendmmsg']))
+    // listen() on an unbound socket binds a port itself, past Landlock's bind rule.
+    expect(proxy.filter((r) => r.syscall === 'listen').map((r) => [r.errno, r.args])).toEqual([[constants.errno.EACCES, []]])
     // connect goes to the supervisor, which checks the address Landlock's port rule cannot (notify-connect.c).
     expect(rules.filter((r) => r.when === 'net-proxy' && r.action === 'notify').map((r) => [r.syscall, r.args])).toEqual([['connect', []]])
     // TCP Fast Open connects inside the send, past Landlock's connect hook: refused with the flag, in each send call's own flags argument.
-    const fastOpen = proxy.filter((r) => r.syscall !== 'socket').map((r) => [r.syscall, r.errno, r.args])
+    const fastOpen = proxy.filter((r) => r.syscall.startsWith('send')).map((r) => [r.syscall, r.errno, r.args])
     expect(fastOpen).toEqual([
       ['sendto', constants.errno.EOPNOTSUPP, [{ arg: 3, op: 'masked_eq', mask: '0x20000000', value: '0x20000000' }]],
       ['sendmsg', constants.errno.EOPNOTSUPP, [{ arg: 2, op: 'masked_eq', mask: '0x20000000', value: '0x20000000' }]],
@@ -54,20 +56,29 @@ describe('the shipped seccomp.rules', () => {
 
   it('datagram socketpairs are refused wherever host unix sockets are (their sockets take any address in sendto)', () => {
     const pair = rules.filter((r) => r.syscall === 'socketpair' && r.when === 'unix-off')
-    expect(pair.map((r) => [r.errno, r.args])).toEqual([[constants.errno.EAFNOSUPPORT, [{ arg: 0, op: 'eq', value: '0x1' }, { arg: 1, op: 'masked_eq', mask: '0xf', value: '0x2' }]]])
+    expect(pair.map((r) => [r.errno, r.args])).toEqual([[constants.errno.EAFNOSUPPORT, [{ arg: 0, op: 'masked_eq', mask: '0xffffffff', value: '0x1' }, { arg: 1, op: 'masked_eq', mask: '0xf', value: '0x2' }]]])
   })
 
   it('network rules apply only with network off; socketpair keeps AF_UNIX', () => {
     const net = rules.filter((r) => r.when === 'net-off').map((r) => r.syscall)
     expect(net.sort()).toEqual(['socket', 'socketpair'])
-    expect(rules.find((r) => r.syscall === 'socketpair')!.args).toEqual([{ arg: 0, op: 'ne', value: '0x1' }])
+    expect(rules.find((r) => r.syscall === 'socketpair' && r.when === 'net-off')!.args).toEqual([{ arg: 0, op: 'ne', value: '0x1' }])
+  })
+
+  it('a family with its high 32 bits set is refused everywhere: the kernel takes an int, a 64-bit comparison would not', () => {
+    for (const call of ['socket', 'socketpair']) {
+      expect(rules.filter((r) => r.syscall === call && r.when === 'always').map((r) => [r.errno, r.args])).toEqual([[constants.errno.EAFNOSUPPORT, [{ arg: 0, op: 'gt', value: '0xffffffff' }]]])
+    }
   })
 
   it('AF_UNIX sockets stay refused unless the network is fully on (network inet: every host, no host unix socket)', () => {
     const unix = rules.filter((r) => r.when === 'unix-off')
+    // Compared on the low 32 bits, as the kernel reads the family and the protocol.
     expect(unix.map((r) => [r.syscall, r.args])).toEqual([
-      ['socket', [{ arg: 0, op: 'eq', value: '0x1' }]],
-      ['socketpair', [{ arg: 0, op: 'eq', value: '0x1' }, { arg: 1, op: 'masked_eq', mask: '0xf', value: '0x2' }]],
+      ['socket', [{ arg: 0, op: 'masked_eq', mask: '0xffffffff', value: '0x1' }]],
+      ['socketpair', [{ arg: 0, op: 'masked_eq', mask: '0xffffffff', value: '0x1' }, { arg: 1, op: 'masked_eq', mask: '0xf', value: '0x2' }]],
+      ['socket', [{ arg: 0, op: 'masked_eq', mask: '0xffffffff', value: '0x10' }, { arg: 2, op: 'masked_eq', mask: '0xffffffff', value: '0x2' }]],
+      ['socket', [{ arg: 0, op: 'masked_eq', mask: '0xffffffff', value: '0x28' }]],
     ])
   })
 
