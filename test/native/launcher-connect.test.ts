@@ -9,13 +9,14 @@
  * gap it closes); with no listener to be had every connect is refused.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { metadataProgram, seccompProgram } from '../../src/platform/linux/landlock/plan.js'
 import { runLauncher } from '../helpers/launcher-run.js'
+import { itWhere, unless } from '../helpers/requirements.js'
 import { repoRoot } from '../helpers/paths.js'
 
 const probe = join(inject('cordonProbeDir'), 'probe-net')
@@ -78,6 +79,39 @@ describe('launcher: connect with a network allowlist (Landlock mode)', () => {
     expect(r.status[0]).toMatchObject({ ok: true, metadata: -1 })
     expect(r.stdout).toBe('OK')
   })
+
+  // SO_BINDTODEVICE sends the SYN for 127.0.0.1 out of that device, where nothing answers: the
+  // supervisor, which answers one call at a time, was held for as long as the command's SYN retries
+  // (red team). In a network namespace of the test's own (a veth pair inside it), nothing leaves the machine.
+  // lo, and a veth pair whose far end takes what is routed to it and answers nothing: a route and a
+  // neighbour entry make the SYN leave by v0 at once (no ARP), into v1, inside this namespace.
+  const IP = '/usr/sbin/ip'
+  const setup = [
+    `${IP} link set lo up`,
+    `${IP} link add v0 type veth peer name v1`,
+    `${IP} addr add 10.9.9.1/24 dev v0`,
+    `${IP} link set v0 up`,
+    `${IP} link set v1 up`,
+    `${IP} route add default via 10.9.9.2 dev v0`,
+    `${IP} neigh add 10.9.9.2 lladdr 02:00:00:00:00:02 dev v0`,
+  ].join(' && ')
+  const netns = ['/usr/bin/unshare', '-n', '/bin/sh', '-c', `${setup} && exec "$@"`, 'netns']
+  itWhere(
+    unless(process.getuid?.() === 0 && existsSync('/usr/sbin/ip') && existsSync('/usr/bin/unshare'), 'needs root and ip(8) (iproute2) to make a network namespace with a veth pair'),
+    'a socket bound to a device other than lo is refused at once, not connected by the supervisor',
+    async () => {
+      const started = Date.now()
+      const r = await launch(plan([probe, 'tcpdev', 'v0', '127.0.0.1', String(port)]), netns)
+      expect(r.status[0]).toMatchObject({ ok: true, metadata: 1 })
+      expect(r.stdout).toBe('EACCES')
+      expect(Date.now() - started).toBeLessThan(5000)
+      // Unconfined in the same kind of namespace, the SYN goes out of v0 and nothing answers (its 1 s timeout).
+      expect(execFileSync(netns[0]!, [...netns.slice(1), probe, 'tcpdev', 'v0', '127.0.0.1', String(port)], { encoding: 'utf8' }).trim()).toBe('EINPROGRESS')
+      // Bound to lo it is the proxy's endpoint as before: nothing listens at that port in the new namespace.
+      expect((await launch(plan([probe, 'tcpdev', 'lo', '127.0.0.1', String(port)]), netns)).stdout).toBe('ECONNREFUSED')
+    },
+    20_000,
+  )
 
   it('no listener to be had (a parent filter refuses NEW_LISTENER): every connect is refused, the proxy included, never let through', async () => {
     const a = await launch(plan(tcp('127.0.0.1')), [denyCall, 'listener'])

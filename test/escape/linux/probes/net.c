@@ -168,6 +168,24 @@ static int cmd_hidgram(char **a) {
   return outcome(rc < 0 ? -1 : 0);
 }
 
+/*
+ * TCP to HOST:PORT from a socket bound to device DEV (SO_BINDTODEVICE):
+ * the SYN leaves by DEV whatever the address. A 1 s send timeout bounds
+ * the connect here (EINPROGRESS past it), so an unanswered SYN ends.
+ */
+static int cmd_tcpdev(char **a) {
+  struct sockaddr_storage ss;
+  socklen_t len = inet_address(a[1], a[2], &ss);
+  if (!len) { errno = EINVAL; return setup_failed("address"); }
+  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct timeval limit = {1, 0};
+  if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit) < 0) return setup_failed("socket");
+  if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, a[0], (socklen_t)strlen(a[0])) < 0) return setup_failed("SO_BINDTODEVICE");
+  long rc = connect(fd, (struct sockaddr *)&ss, len);
+  close(fd);
+  return outcome(rc);
+}
+
 /* listen(2) on a socket never bound: the kernel binds a free port on every
  * address itself (inet_autobind) — no bind(2) for a bind rule to see. */
 static int cmd_listen(char **a) {
@@ -330,6 +348,7 @@ static const struct probe_cmd cmds[] = {
   {"hiunix", 1, cmd_hiunix},
   {"hidgram", 1, cmd_hidgram},
   {"listen", 0, cmd_listen},
+  {"tcpdev", 3, cmd_tcpdev},
   {"usersock", 0, cmd_usersock},
   {"vsock", 0, cmd_vsock},
   {"dgrambind", 1, cmd_dgrambind},
