@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
-import { tmpdir } from 'node:os'
+import { release, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { metadataProgram, seccompProgram } from '../../src/platform/linux/landlock/plan.js'
@@ -53,6 +53,12 @@ function plan(argv: string[], extra: Record<string, unknown> = {}) {
 }
 
 const launch = runLauncher
+
+/** Whether the running kernel is at least major.minor. */
+function atLeastKernel(major: number, minor: number): boolean {
+  const [a = 0, b = 0] = release().split('.').map((n) => parseInt(n, 10))
+  return a > major || (a === major && b >= minor)
+}
 
 const tcp = (host: string, at = port) => [probe, 'tcp', host, String(at)]
 
@@ -111,6 +117,18 @@ describe('launcher: connect with a network allowlist (Landlock mode)', () => {
       expect((await launch(plan([probe, 'tcpdev', 'lo', '127.0.0.1', String(port)]), netns)).stdout).toBe('ECONNREFUSED')
     },
     20_000,
+  )
+
+  // The socket is the calling thread's: a thread made without CLONE_FILES has its own table, and
+  // taking fd N from the thread group's (before PIDFD_THREAD) connected another socket or none.
+  itWhere(
+    unless(atLeastKernel(6, 9), `needs Linux 6.9 (pidfd_open's PIDFD_THREAD) to take a socket from one thread's own table; this kernel is ${release()}`),
+    "a thread with a descriptor table of its own connects its own socket",
+    async () => {
+      expect(execFileSync(probe, ['threadconnect', '127.0.0.1', String(port)], { encoding: 'utf8' }).trim()).toBe('OK')
+      expect((await launch(plan([probe, 'threadconnect', '127.0.0.1', String(port)]))).stdout).toBe('OK')
+      expect((await launch(plan([probe, 'threadconnect', '127.0.0.2', String(port)]))).stdout).toBe('EACCES')
+    },
   )
 
   it('no listener to be had (a parent filter refuses NEW_LISTENER): every connect is refused, the proxy included, never let through', async () => {

@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <linux/vm_sockets.h>
@@ -186,6 +187,40 @@ static int cmd_tcpdev(char **a) {
   return outcome(rc);
 }
 
+/*
+ * TCP to HOST:PORT from a thread made without CLONE_FILES: its descriptor
+ * table is its own copy, so fd N there is not the thread group's fd N. The
+ * thread connects, then asks its own socket for its peer (ENOTCONN: the
+ * connect reached some other socket).
+ */
+static struct sockaddr_storage th_addr;
+static socklen_t th_len;
+static volatile int th_done, th_err;
+static char th_stack[64 * 1024] __attribute__((aligned(16)));
+
+static int thread_connect(void *arg) {
+  (void)arg;
+  int err = 0, fd = (int)syscall(SYS_socket, (long)th_addr.ss_family, (long)SOCK_STREAM, 0L);
+  if (fd < 0 || syscall(SYS_connect, (long)fd, &th_addr, (long)th_len) < 0) err = errno;
+  struct sockaddr_storage peer;
+  socklen_t plen = sizeof peer;
+  if (!err && syscall(SYS_getpeername, (long)fd, &peer, &plen) < 0) err = errno;
+  th_err = err;
+  __atomic_store_n(&th_done, 1, __ATOMIC_SEQ_CST);
+  syscall(SYS_exit, 0L);
+  return 0;
+}
+
+static int cmd_threadconnect(char **a) {
+  th_len = inet_address(a[0], a[1], &th_addr);
+  if (!th_len) { errno = EINVAL; return setup_failed("address"); }
+  /* A thread (same memory, same thread group), but a descriptor table of its own. */
+  if (clone(thread_connect, th_stack + sizeof th_stack, CLONE_VM | CLONE_THREAD | CLONE_SIGHAND | CLONE_SYSVSEM, NULL) < 0) return setup_failed("clone");
+  while (!__atomic_load_n(&th_done, __ATOMIC_SEQ_CST)) usleep(1000);
+  errno = th_err;
+  return outcome(th_err ? -1 : 0);
+}
+
 /* listen(2) on a socket never bound: the kernel binds a free port on every
  * address itself (inet_autobind) — no bind(2) for a bind rule to see. */
 static int cmd_listen(char **a) {
@@ -348,6 +383,7 @@ static const struct probe_cmd cmds[] = {
   {"hiunix", 1, cmd_hiunix},
   {"hidgram", 1, cmd_hidgram},
   {"listen", 0, cmd_listen},
+  {"threadconnect", 2, cmd_threadconnect},
   {"tcpdev", 3, cmd_tcpdev},
   {"usersock", 0, cmd_usersock},
   {"vsock", 0, cmd_vsock},
