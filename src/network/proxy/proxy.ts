@@ -56,12 +56,6 @@ function listen(server: Server, where: { port: number; host: string } | { path: 
 }
 
 /**
- * Start a proxy on 127.0.0.1 (an ephemeral port unless `port` is given),
- * and on `socketPath` too when given (namespace mode's forwarder connects
- * there). With `token`, the TCP port answers only clients that show it
- * (credential.ts). Resolves once it listens.
- */
-/**
  * Connections one proxy holds at once (client sockets and the tunnels the
  * native relay carries, as its own bound): past it a new connection is
  * reset at once. Without a bound a sandboxed command opening connections
@@ -70,6 +64,12 @@ function listen(server: Server, where: { port: number; host: string } | { path: 
  */
 export const MAX_PROXY_CONNECTIONS = 1024
 
+/**
+ * Start a proxy on 127.0.0.1 (an ephemeral port unless `port` is given),
+ * and on `socketPath` too when given (namespace mode's forwarder connects
+ * there). With `token`, the TCP port answers only clients that show it
+ * (credential.ts). Resolves once it listens.
+ */
 export async function startNetworkProxy(options: GateOptions & { port?: number; socketPath?: string; token?: string }): Promise<NetworkProxy> {
   const gate = new NetworkGate(options)
   const { server: http, agent } = createHttpFront(gate, options.token)
