@@ -21,21 +21,27 @@
  * domain, which is why the address check here is the whole decision.
  *
  * The supervisor answers one notification at a time, so a connect must
- * not hold it: a socket bound to a device other than loopback is refused
- * (SO_BINDTODEVICE sent the SYN for 127.0.0.1 out of eth0, where nothing
- * answers: with a high TCP_SYNCNT the supervisor waited for hours and a
- * timed-out run's setsid'd processes outlived it — red team), and a
- * blocking connect waits at most CONNECT_DEADLINE_MS (SO_SNDTIMEO, the
- * command's own value put back after): past it the command gets
- * EINPROGRESS, as socket(7) documents for a connect that runs past
- * SO_SNDTIMEO, and the handshake goes on in the background. To a listening
- * loopback socket it ends in microseconds; only a full accept backlog
- * (a dropped SYN, retried after a second) reaches the deadline.
+ * not hold it. SO_BINDTODEVICE sent the SYN for 127.0.0.1 out of eth0,
+ * where nothing answers: with a high TCP_SYNCNT the supervisor waited for
+ * hours and a timed-out run's setsid'd processes outlived it (red team).
+ * So the supervisor binds the socket to lo itself before connecting: an
+ * unprivileged task may bind an unbound socket to a device once, and never
+ * rebind it (socket(7), Linux 5.7), so another thread of the command cannot
+ * move it between the check and the connect; a socket already bound
+ * elsewhere is refused (EACCES). And a blocking connect waits at most
+ * CONNECT_DEADLINE_MS, ended by a timer signal whose handler is installed
+ * without SA_RESTART (not SO_SNDTIMEO: the command's other threads share
+ * the socket and could set it back to infinite): the command then gets
+ * EINPROGRESS and the handshake goes on in the background. To a listening
+ * loopback socket a connect ends in microseconds; only a full accept
+ * backlog (a dropped SYN, retried after a second) reaches the deadline.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -125,44 +131,49 @@ static int take_socket(const struct md_target *t, int fd, int *out) {
   return err;
 }
 
-/* Bound to a device, it must be loopback: anything else routes 127.0.0.1
- * out of that device. 0, or EACCES. */
-static int loopback_only(int sock) {
+/* Bind the socket to lo (once bound, the command cannot rebind it without
+ * CAP_NET_RAW); one bound already must be bound to lo. 0, or EACCES. */
+static int onto_loopback(int sock) {
+  if (setsockopt(sock, SOL_SOCKET, SO_BINDTODEVICE, "lo", 2) == 0) return 0;
   char dev[IFNAMSIZ + 1] = "";
   socklen_t len = sizeof dev - 1;
-  if (getsockopt(sock, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) < 0) return errno == ENOPROTOOPT ? 0 : errno;
-  return len == 0 || dev[0] == 0 || strcmp(dev, "lo") == 0 ? 0 : EACCES;
+  if (getsockopt(sock, SOL_SOCKET, SO_BINDTODEVICE, dev, &len) < 0) return EACCES;
+  return strcmp(dev, "lo") == 0 ? 0 : EACCES;
 }
 
-/* connect() with the supervisor's deadline; the socket's own send timeout
- * is put back whatever happens. 0 or an errno. */
+static void wake(int sig) { (void)sig; }
+
+/* connect() ended by a SIGALRM after CONNECT_DEADLINE_MS (no SA_RESTART:
+ * the call returns EINTR). 0 or an errno. */
 static int connect_bounded(int sock, const struct sockaddr_storage *ss, socklen_t len) {
-  struct timeval old, limit = {0, CONNECT_DEADLINE_MS * 1000};
-  socklen_t olen = sizeof old;
-  int bounded = getsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &old, &olen) == 0 &&
-                (old.tv_sec == 0 && old.tv_usec == 0 ? 1 : old.tv_sec * 1000000L + old.tv_usec > CONNECT_DEADLINE_MS * 1000L) &&
-                setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit) == 0;
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = wake;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGALRM, &sa, &old);
+  struct itimerval deadline = {{0, 0}, {0, CONNECT_DEADLINE_MS * 1000}}, off = {{0, 0}, {0, 0}};
+  setitimer(ITIMER_REAL, &deadline, NULL);
   int rc = connect(sock, (const struct sockaddr *)ss, len);
   int err = rc < 0 ? errno : 0;
-  if (bounded) setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &old, sizeof old);
-  /* A deadline reached (EINPROGRESS) or a signal to the supervisor (EINTR):
-   * the handshake goes on; the command learns its end as a non-blocking
-   * caller would. */
+  setitimer(ITIMER_REAL, &off, NULL);
+  sigaction(SIGALRM, &old, NULL);
+  /* The deadline, or a signal to the supervisor (EINTR): the handshake goes
+   * on; the command learns its end as a non-blocking caller would. */
   return err == EINTR ? EINPROGRESS : err;
 }
 
 int md_connect(const struct md_target *t, const struct seccomp_data *d, const struct md_net *net) {
   struct sockaddr_storage ss;
-  uint64_t len = d->args[2];
+  int len = (int)d->args[2]; /* an int to the kernel: its high bits are dropped */
   int fd = (int)d->args[0], sock = -1;
-  /* The kernel's own bounds (move_addr_to_kernel): over-long is EINVAL. */
-  if (len > sizeof ss) return EINVAL;
+  /* The kernel's own bounds (move_addr_to_kernel): negative or over-long is EINVAL. */
+  if (len < 0 || (size_t)len > sizeof ss) return EINVAL;
   memset(&ss, 0, sizeof ss);
   int err = md_read(t, d->args[1], &ss, (size_t)len);
   if (err) return err;
   if (!allowed(net, &ss, (socklen_t)len)) return EACCES;
   if ((err = take_socket(t, fd, &sock))) return err;
-  err = loopback_only(sock);
+  err = onto_loopback(sock);
   if (!err) err = connect_bounded(sock, &ss, (socklen_t)len);
   close(sock);
   return err;

@@ -75,9 +75,10 @@ export async function startNetworkProxy(options: GateOptions & { port?: number; 
   const { server: http, agent } = createHttpFront(gate, options.token)
   // Open connections, and the tunnels the native relay carries on without their socket: close() cuts both.
   const sockets = new Set<{ destroy(): void }>()
-  const make = (token: string | undefined): Server => {
+  const make = (token: string | undefined, tcp: boolean): Server => {
     const server = createServer({ noDelay: true }, (socket) => {
-      if (sockets.size >= MAX_PROXY_CONNECTIONS) return void socket.resetAndDestroy()
+      // A reset (RST) is TCP's; resetAndDestroy() throws on the unix socket (ERR_INVALID_HANDLE_TYPE: an uncaught exception in the caller — review).
+      if (sockets.size >= MAX_PROXY_CONNECTIONS) return void (tcp ? socket.resetAndDestroy() : socket.destroy())
       sockets.add(socket)
       socket.once('close', () => sockets.delete(socket))
       socket.once(HANDED_OFF, (tunnel: NativeTunnel) => {
@@ -90,10 +91,10 @@ export async function startNetworkProxy(options: GateOptions & { port?: number; 
     return server.unref()
   }
   // The TCP port asks for the token (when there is one); the unix socket does not.
-  const servers = [make(options.token)]
+  const servers = [make(options.token, true)]
   await listen(servers[0]!, { port: options.port ?? 0, host: '127.0.0.1' })
   if (options.socketPath) {
-    servers.push(make(undefined))
+    servers.push(make(undefined, false))
     await listen(servers[1]!, { path: options.socketPath }).catch((err: unknown) => {
       servers[0]!.close()
       throw err

@@ -65,13 +65,14 @@ async function streamed(sb: Sandbox, argv: readonly string[], req: ShellRequest,
   const stdin = req.input !== undefined ? 'pipe' : 'ignore'
   try {
     const result = await sb.spawn(argv[0] as string, argv.slice(1), { ...run, stdin, stdout: 'pipe', stderr: 'pipe', maxBuffer, encoding: 'utf8', onOutput })
-    relay.end('stdout')
-    relay.end('stderr')
     const o = collectors.stdout.finish()
     const e = collectors.stderr.finish()
     const truncation: OutputTruncation | undefined = o.cut || e.cut ? { ...(o.cut ? { stdout: o.cut } : {}), ...(e.cut ? { stderr: e.cut } : {}) } : undefined
     return { ...result, stdout: o.text, stderr: e.text, outputTruncated: truncation !== undefined, ...(truncation ? { truncation } : {}) }
   } finally {
+    // Whatever the decoders still hold (an incomplete last character), also when the run failed.
+    relay.end('stdout')
+    relay.end('stderr')
     if (relay.failure) ctx.notes.push(relay.failure)
   }
 }

@@ -114,8 +114,9 @@ describeEscape('network', (identity, mode) => {
 
     // A datagram socketpair's socket takes an address in sendto: it reached a host daemon's
     // pathname socket past the socket(AF_UNIX) rule. Only datagram pairs are refused.
-    it("a datagram to a host daemon's pathname socket through a socketpair", async () => {
+    it("a datagram to a host daemon's pathname socket through a socketpair (SOCK_DGRAM, and SOCK_RAW, which the kernel makes one)", async () => {
       await e.denial(net('unixdgram', dgramPath), 'EAFNOSUPPORT')
+      await e.denial(net('unixraw', dgramPath), 'EAFNOSUPPORT')
     })
 
     // The family is an int to the kernel: high bits set slip past a 64-bit `== 1` (red team).
@@ -152,8 +153,9 @@ describeEscape('network', (identity, mode) => {
       await e.denial(net('socketpair'), 'OK', 'OK', inet)
     })
 
-    it("a datagram to a host daemon's pathname socket through a socketpair is still refused", async () => {
+    it("a datagram to a host daemon's pathname socket through a socketpair is still refused (SOCK_DGRAM and SOCK_RAW)", async () => {
       await e.denial(net('unixdgram', dgramPath), 'EAFNOSUPPORT', 'OK', inet)
+      await e.denial(net('unixraw', dgramPath), 'EAFNOSUPPORT', 'OK', inet)
     })
 
     // Red team: with the family's high bits set both reached host daemons under inet.

@@ -325,8 +325,9 @@ describe('network proxy: SOCKS5', () => {
 })
 
 describe('network proxy: a bound on connections', () => {
-  it(`holds at most ${MAX_PROXY_CONNECTIONS} connections at once: past it a new one is reset, and a slot freed is usable again`, async () => {
-    const p = await proxy(ALLOW)
+  it(`holds at most ${MAX_PROXY_CONNECTIONS} connections at once, on its TCP port and its unix socket together: past it a new one is cut, and a slot freed is usable again`, async () => {
+    const socketPath = join(tempDir('cordon-proxy-bound-'), 'proxy.sock')
+    const p = await proxy(ALLOW, { socketPath })
     const open = (): Promise<Socket> =>
       new Promise((resolve, reject) => {
         const s = connect(p.port, '127.0.0.1', () => resolve(s))
@@ -344,6 +345,9 @@ describe('network proxy: a bound on connections', () => {
     // Reset as soon as it is accepted: the client may see it before or after its connect completes.
     const over = connect(p.port, '127.0.0.1')
     expect(await cut(over, 2000)).toBe(true)
+    // The unix socket (namespace mode's forwarder) counts against the same bound; it is closed, not
+    // reset (a reset is TCP's: resetAndDestroy() threw there, an uncaught exception in the caller).
+    expect(await cut(connect(socketPath), 2000)).toBe(true)
     expect(await cut(held[held.length - 1]!, 200)).toBe(false) // the ones within the bound stay open
     held.shift()!.destroy()
     await new Promise((r) => setTimeout(r, 100)) // the proxy sees that one close

@@ -134,15 +134,19 @@ static int cmd_socketpair(char **a) {
  * socketpair's socket still takes an address in sendto(2) — it "connects
  * the sandbox to itself" only as long as nobody names another peer.
  */
-static int cmd_unixdgram(char **a) {
+static int dgram_pair_to(int type, char **a) {
   struct sockaddr_un sun = {.sun_family = AF_UNIX};
   int sv[2];
   strncpy(sun.sun_path, a[0], sizeof sun.sun_path - 1);
-  if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0) return outcome(-1);
+  if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv) < 0) return outcome(-1);
   /* MSG_DONTWAIT: a full queue at the daemon is EAGAIN, never a hang. */
   long rc = sendto(sv[0], "ping", 4, MSG_DONTWAIT, (struct sockaddr *)&sun, sizeof sun);
   return outcome(rc < 0 ? -1 : 0);
 }
+
+static int cmd_unixdgram(char **a) { return dgram_pair_to(SOCK_DGRAM, a); }
+/* SOCK_RAW: unix_create() turns it into SOCK_DGRAM. */
+static int cmd_unixraw(char **a) { return dgram_pair_to(SOCK_RAW, a); }
 
 /*
  * The same two with the family's high 32 bits set: the kernel takes an int
@@ -380,6 +384,7 @@ static const struct probe_cmd cmds[] = {
   {"unix", 1, cmd_unix},
   {"socketpair", 0, cmd_socketpair},
   {"unixdgram", 1, cmd_unixdgram},
+  {"unixraw", 1, cmd_unixraw},
   {"hiunix", 1, cmd_hiunix},
   {"hidgram", 1, cmd_hidgram},
   {"listen", 0, cmd_listen},
