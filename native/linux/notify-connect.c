@@ -40,27 +40,28 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
-#include <signal.h>
-#include <sys/time.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 #include "metadata.h"
 
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open 434
 #endif
+#ifndef __NR_pidfd_getfd
+#define __NR_pidfd_getfd 438
+#endif
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd for one thread */
 #endif
 
+/* How long a supervised connect may hold the supervisor (see above). */
 #define CONNECT_DEADLINE_MS 250
-#ifndef __NR_pidfd_getfd
-#define __NR_pidfd_getfd 438
-#endif
 
 /* The proxy's endpoint: 127.0.0.1 on one of the planned ports. */
 static int is_proxy(const struct md_net *net, uint32_t addr_be, uint16_t port_be) {

@@ -119,13 +119,9 @@ function pipe(fd: number | undefined, name: 'stdout' | 'stderr', collector: Coll
   let resolveEnded!: (c: Collector) => void
   const ended = new Promise<Collector>((r) => (resolveEnded = r))
   const listener = opts.onOutput
-  if (listener) {
-    // No stream object: the chunk goes to the result and to the listener (~0.05 ms a spawn less than two mirrored Readables).
-    readerSource(fd, (d) => (collector.take(d), listener(name, d)), () => resolveEnded(collector))
-    return { mirror: undefined, ended }
-  }
-  if (!opts.streams) {
-    readerSource(fd, (d) => collector.take(d), () => resolveEnded(collector))
+  // No stream object for run(), nor for a spawn() whose chunks go to a listener (~0.05 ms a spawn less than two mirrored Readables).
+  if (listener || !opts.streams) {
+    readerSource(fd, listener ? (d) => (collector.take(d), listener(name, d)) : (d) => collector.take(d), () => resolveEnded(collector))
     return { mirror: undefined, ended }
   }
   let source: PipeControl | undefined
