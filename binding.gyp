@@ -48,7 +48,7 @@
           "sources": [
             "native/linux/probe.c", "native/linux/landlock-abi.c", "native/linux/seccomp-compile.c",
             "native/linux/zygote-client.c", "native/linux/fdpass.c", "native/linux/pty.c",
-            "native/linux/relay.c"
+            "native/linux/relay.c", "native/linux/host-facts.c"
           ],
           "libraries": ["-l:libseccomp.a"],
           "cflags": ["<@(reproducible_cflags)"],

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <uv.h>
+#include "linux/host-facts.h"
 #include "linux/relay.h"
 #endif
 
@@ -389,6 +390,48 @@ Napi::Value Relay(const Napi::CallbackInfo &info) {
   return Napi::Number::New(env, fd);
 }
 
+// environBlock() → the process environment as one Latin-1 string: each
+// "NAME=value" entry followed by a NUL (linux/host-facts.c says why, and
+// why only on Node's main thread). Latin-1 keeps each byte as one char, so
+// two environments give equal strings exactly when their bytes are equal.
+Napi::Value EnvironBlock(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  size_t len = 0;
+  char *block = cordon_environ_block(&len);
+  cordon_err e{};
+  if (!block) {
+    cordon_err_set(&e, "host-facts", "malloc (environment)", ENOMEM);
+    return ThrowCordonError(env, e);
+  }
+  napi_value out;
+  napi_status status = napi_create_string_latin1(env, block, len, &out);
+  free(block);
+  if (status != napi_ok) {  // past V8's longest string: no environment is that large
+    cordon_err_set(&e, "host-facts", "napi_create_string_latin1 (environment)", ENOMEM);
+    return ThrowCordonError(env, e);
+  }
+  return Napi::Value(env, out);
+}
+
+// lstatKinds(paths) → a Uint8Array with one enum cordon_path_kind per path,
+// for `paths` given as one string, each path followed by a NUL (a path
+// cannot hold one, so the split is exact; one conversion for the batch).
+Napi::Value LstatKinds(const Napi::CallbackInfo &info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsString()) return ThrowTypeError(env, "lstatKinds(paths: string): NUL-terminated paths");
+  std::string joined = info[0].As<Napi::String>().Utf8Value();
+  size_t count = 0;
+  for (char c : joined) count += c == '\0';
+  Napi::Uint8Array out = Napi::Uint8Array::New(env, count);
+  size_t start = 0;
+  for (size_t i = 0; i < count; i++) {
+    size_t end = joined.find('\0', start);
+    out[i] = static_cast<uint8_t>(cordon_path_kind(joined.c_str() + start));
+    start = end + 1;
+  }
+  return out;
+}
+
 // new FdReader(fd, onData): reads a descriptor the addon made (a launch's
 // status pipe, the zygote's event pipe) on Node's own event loop (uv_poll),
 // calling onData(chunk) per read and onData(null) once at end of file or on
@@ -670,6 +713,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("setTerminalSize", Napi::Function::New(env, SetTerminalSize, "setTerminalSize"));
   exports.Set("landlock", LandlockTable(env));
   exports.Set("relay", Napi::Function::New(env, Relay, "relay"));
+  exports.Set("environBlock", Napi::Function::New(env, EnvironBlock, "environBlock"));
+  exports.Set("lstatKinds", Napi::Function::New(env, LstatKinds, "lstatKinds"));
 #endif
   exports.Set("wire", Wire(env));
   // 2: FdReader, sealedMemfd; 3: wire, landlock; 4: compileSeccomp takes
@@ -677,8 +722,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   // request carries a cgroup count and the cgroup.procs files last (wire.fd.
   // maxCgroups); 7: the launcher plan takes landlock.connectPorts and
   // forwarder (network allowlist); 8: relay (the proxy's native tunnel
-  // relay) (src/native/load.ts refuses an addon of another version).
-  exports.Set("abiVersion", Napi::Number::New(env, 9));
+  // relay); 10: environBlock, lstatKinds (src/native/load.ts refuses an
+  // addon of another version).
+  exports.Set("abiVersion", Napi::Number::New(env, 10));
   return exports;
 }
 

@@ -141,6 +141,19 @@ export interface NativeBinding {
    * tunnel bound, EMSGSIZE for a prefix over 1 MiB.
    */
   relay?(clientFd: number, upstreamFd: number, toUpstream: Buffer, toClient: Buffer): number
+  /**
+   * Linux: the process environment (environ(7)) as one Latin-1 string, each
+   * `NAME=value` entry followed by a NUL (native/linux/host-facts.c). Equal
+   * strings mean equal bytes. Only meaningful on Node's main thread (a
+   * worker's process.env is a copy).
+   */
+  environBlock?(): string
+  /**
+   * Linux: lstat(2) of each path in `paths` (each followed by a NUL), as
+   * one kind per path: 0 missing (ENOENT, ENOTDIR, EACCES), 1 symbolic
+   * link, 2 anything else, 3 another error.
+   */
+  lstatKinds?(paths: string): Uint8Array
   /** Linux: the Landlock rights of each ABI. */
   landlock: NativeLandlockTable
   /** Windows: the OS version and whether this is Wine. */

@@ -38,7 +38,7 @@ const BUILD_FIX =
 let cached: { binding: NativeBinding; addonPath: string; launcherPath: string } | undefined
 
 /** The addon's `abiVersion` this JavaScript is written for (native/binding.cc). */
-export const ADDON_ABI = 9
+export const ADDON_ABI = 10
 
 /**
  * Where node-gyp-build would look first for this package's layout: a local

@@ -27,10 +27,11 @@
  *    resolves the profile again (write roots, cwd, deny globs) and plans
  *    again (protected paths, planted repositories). The one thing a sandbox
  *    keeps from one run to the next — the canonical forms of paths outside
- *    its write roots (profile/paths.ts CanonCache) — is dropped each time
- *    the sandbox is handed out (forgetPaths), because the host or a wider
- *    attempt may have changed them since; so each attempt looks at the
- *    filesystem afresh, as in a new sandbox.
+ *    its write roots (profile/paths.ts CanonCache) — is checked again each
+ *    time the sandbox is handed out (forgetPaths: what the filesystem no
+ *    longer says is dropped), because the host or a wider attempt may have
+ *    changed them since; so each attempt sees the filesystem as a new
+ *    sandbox would.
  *
  * Lifetime: a sandbox is closed IDLE_MS after its last holder let go — the
  * attempt, or the process it left running (`retain`: a unified-exec
@@ -39,6 +40,7 @@
  * (platform/owned-dirs.ts).
  */
 import { tmpdir } from 'node:os'
+import { hostFacts } from '../platform/index.js'
 import { BUILTIN_PROFILES } from '../profile/profiles.js'
 import type { Sandbox } from '../sandbox/sandbox.js'
 import type { SandboxOptions } from '../sandbox/options.js'
@@ -96,14 +98,24 @@ export function sharedOptions(options: SandboxOptions): { key: string; pinned: (
   const profile = options.profile
   if (typeof profile === 'string' && !(BUILTIN_PROFILES as readonly string[]).includes(profile)) return undefined
   const cwd = options.cwd ?? process.cwd()
-  // process.env is read as a whole, as a sandbox snapshots it (its values are strings: JSON keeps them exactly).
-  const env = options.env === undefined ? JSON.stringify(process.env) : undefined
+  const env = options.env === undefined ? environmentKey() : undefined
   // os.tmpdir(), where the sandbox's $TMPDIR is made, is a function of TMPDIR, TMP and TEMP: part of `env` when that is given.
-  // The environment's JSON goes into the key as it is: not escaped into a second JSON string.
   const head = plainJson([options, cwd, env === undefined ? tmpdir() : null])
   if (head === undefined) return undefined
+  // The environment's key goes in as it is: not escaped into a second JSON string.
   const key = env === undefined ? head : `${head}\n${env}`
-  return { key, pinned: () => ({ ...options, cwd, env: env === undefined ? options.env : (JSON.parse(env) as Record<string, string>) }) }
+  // Called in the same synchronous step as the key was read (acquire): the same environment.
+  return { key, pinned: () => ({ ...options, cwd, env: options.env ?? { ...process.env } }) }
+}
+
+/**
+ * process.env as a string that is equal exactly when the environment is, as
+ * a sandbox snapshots it: the backend's one-call read where it has one
+ * (Linux: ~90–150 µs of every attempt less than reading each variable
+ * through process.env), else the values' JSON (strings: kept exactly).
+ */
+function environmentKey(): string {
+  return hostFacts()?.environmentKey() ?? JSON.stringify(process.env)
 }
 
 export class SandboxPool {

@@ -9,6 +9,7 @@
  * the plan back to `start` and `release`, nothing else.
  */
 import type { Readable, Writable } from 'node:stream'
+import type { PathKind } from '../profile/paths.js'
 import type { ResolvedPolicy } from '../profile/resolve.js'
 import type { Compat, SandboxMode } from '../profile/schema.js'
 import type { Enforcement, EnforcementMode } from './enforcement.js'
@@ -179,4 +180,22 @@ export interface PlatformBackend {
   releaseIdle(): void
   /** What this host can enforce, mechanism by mechanism, with the fix for what it cannot. */
   doctor(): DoctorReport
+  /** Faster reads of the caller's own state, where this backend has them (Linux); absent: the callers' Node reads. */
+  readonly hostFacts?: HostFacts
+}
+
+/**
+ * Reads that the layers above repeat on every launch and that Node makes
+ * dear (platform/linux/host-facts.ts). Each answers exactly what the Node
+ * read it stands for would, or declines.
+ */
+export interface HostFacts {
+  /**
+   * A string equal for two calls exactly when process.env was the same at
+   * both, or undefined when this cannot be told (a worker thread, whose
+   * process.env is its own copy).
+   */
+  environmentKey(): string | undefined
+  /** lstat(2) of each path, in order, as profile/paths.ts lstatOrNull reads it. */
+  pathKinds(paths: readonly string[]): PathKind[]
 }

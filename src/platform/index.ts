@@ -11,7 +11,7 @@
  * first call — with the choice made at the first call, not at import.
  */
 import { UnsupportedError } from '../errors.js'
-import type { PlatformBackend } from './backend.js'
+import type { HostFacts, PlatformBackend } from './backend.js'
 import { darwinBackend } from './darwin/index.js'
 import { linuxBackend } from './linux/index.js'
 import { win32Backend } from './win32/index.js'
@@ -36,4 +36,14 @@ export function backendFor(platform: NodeJS.Platform = process.platform): Platfo
   return backend
 }
 
-export type { PlatformBackend } from './backend.js'
+/** This platform's faster reads of the caller's state (PlatformBackend.hostFacts), or undefined: none here, or no backend at all. */
+export function hostFacts(): HostFacts | undefined {
+  try {
+    return backendFor().hostFacts
+  } catch (err) {
+    if (err instanceof UnsupportedError) return undefined
+    throw err
+  }
+}
+
+export type { HostFacts, PlatformBackend } from './backend.js'

@@ -86,6 +86,33 @@ export type CanonCache = Map<string, string>
 /** Cached for a component that did not exist (a real path is never empty). */
 const MISSING = ''
 
+/** What lstat(2) says of a path, as lstatOrNull reads it: `error` is any errno it would throw. */
+export type PathKind = 'missing' | 'symlink' | 'present' | 'error'
+
+/**
+ * Keep of a cache only what canonicalize() would find again now, so that
+ * the next launch sees the filesystem as a new sandbox would, at the cost
+ * of one batch of lstats (`kinds`, the backend's: one call on Linux)
+ * instead of a walk per path. An entry stays when its path is what it was:
+ * still missing, or still there and not a link (its canonical form is
+ * itself); a link's entry always goes, since its target may have moved —
+ * as does every entry of which the batch says something else. Kept entries
+ * are exactly what canonicalize() would cache again: each key is a
+ * canonical parent plus one component, looked at on its own. Without
+ * `kinds` the cache is emptied.
+ */
+export function revalidate(cache: CanonCache, kinds: ((paths: readonly string[]) => readonly PathKind[]) | undefined): void {
+  if (!kinds || cache.size === 0) return cache.clear()
+  const keys = [...cache.keys()]
+  const now = kinds(keys)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
+    const canon = cache.get(key)
+    const same = canon === MISSING ? now[i] === 'missing' : canon === key && now[i] === 'present'
+    if (!same) cache.delete(key)
+  }
+}
+
 /**
  * Canonicalise an absolute path component by component. Missing tails are
  * kept as written (a denied path that does not exist yet is still denied).

@@ -8,7 +8,7 @@ import { tmpdir as osTmpdir } from 'node:os'
 import { resolve } from 'node:path'
 import { loadProfile, DEFAULT_PROFILE } from '../profile/profiles.js'
 import { resolvePolicy, type ResolvedPolicy } from '../profile/resolve.js'
-import type { CanonCache } from '../profile/paths.js'
+import { revalidate, type CanonCache } from '../profile/paths.js'
 import type { Profile, ProfileInput } from '../profile/schema.js'
 import { SetupError } from '../errors.js'
 import type { PlanRequest, PlatformBackend, PreparedLaunch } from '../platform/backend.js'
@@ -170,14 +170,17 @@ class PlatformSandbox implements Sandbox {
 
   /**
    * Forget the canonical forms of paths outside the write roots that this
-   * sandbox cached across runs (profile/paths.ts CanonCache): the next run
-   * looks at every path again, as a new sandbox would. For a sandbox that
+   * sandbox cached across runs (profile/paths.ts CanonCache) unless the
+   * filesystem still says the same of them (revalidate: one batch of
+   * lstats where the backend has one): the next run sees every path as a
+   * new sandbox would. For a sandbox that
    * serves several callers in turn (orchestrator/sandbox-pool.ts), where
    * something outside this sandbox — the host, a wider attempt — may have
    * changed those paths since the last run.
    */
   forgetPaths(): void {
-    this.canonCache.clear()
+    const facts = this.backend.hostFacts
+    revalidate(this.canonCache, facts && ((paths) => facts.pathKinds(paths)))
   }
 
   /** Its private $TMPDIR (`$TMPDIR/cordon-XXXXXX`) while it exists: a write root of every run. */

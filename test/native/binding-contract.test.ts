@@ -77,10 +77,12 @@ describe('probe()', () => {
 })
 
 describe('module', () => {
-  it('exports probe, hardenSelf and abiVersion 9 (FdReader, sealedMemfd; wire, landlock; notify rules; openPty, terminal, setTerminalSize; cgroup.procs fds; launcher plan connectPorts and forwarder; relay; zygoteSend for joins ahead)', () => {
+  it('exports probe, hardenSelf and abiVersion 10 (FdReader, sealedMemfd; wire, landlock; notify rules; openPty, terminal, setTerminalSize; cgroup.procs fds; launcher plan connectPorts and forwarder; relay; zygoteSend for joins ahead; environBlock, lstatKinds)', () => {
     expect(typeof binding.probe).toBe('function')
     expect(typeof binding.hardenSelf).toBe('function')
-    expect(binding.abiVersion).toBe(9)
+    expect(binding.abiVersion).toBe(10)
+    expect(typeof binding.environBlock).toBe('function')
+    expect(typeof binding.lstatKinds).toBe('function')
     expect(typeof binding.zygoteSend).toBe('function')
     expect(typeof binding.FdReader).toBe('function')
     expect(typeof binding.relay).toBe('function')

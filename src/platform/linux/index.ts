@@ -6,6 +6,7 @@
  */
 import type { PlanRequest, PlatformBackend, PreparedLaunch } from '../backend.js'
 import { linuxDoctor } from './doctor.js'
+import { linuxHostFacts } from './host-facts.js'
 import { prepareLinux, releaseIdlePlaceholders, releasePrepared } from './prepare.js'
 import type { LinuxPrepared } from './prepared.js'
 import { startLinux } from './start.js'
@@ -35,5 +36,6 @@ export function linuxBackend(): PlatformBackend {
     },
     releaseIdle: releaseIdlePlaceholders,
     doctor: linuxDoctor,
+    hostFacts: linuxHostFacts(),
   }
 }

@@ -1,10 +1,10 @@
 /** Path expansion and canonicalisation: tokens, ~, planted symlinks, missing tails. */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
+import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PolicyError } from '../../../src/errors.js'
-import { canonicalize, canonicalWriteRoots, dedupeRoots, expandPath, hasGlob, isWithin } from '../../../src/profile/paths.js'
+import { canonicalize, canonicalWriteRoots, dedupeRoots, expandPath, hasGlob, isWithin, revalidate, type PathKind } from '../../../src/profile/paths.js'
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'cordon-paths-')))
 afterAll(() => rmSync(base, { recursive: true, force: true }))
@@ -109,6 +109,59 @@ describe('canonicalize', () => {
     } catch (e) {
       expect((e as PolicyError).where).toBe('filesystem.write')
     }
+  })
+})
+
+describe('revalidate: a kept sandbox looks at its cached paths again', () => {
+  const r = join(base, 'reval')
+  /** Node's lstat as lstatOrNull reads it (the Linux backend's batch answers the same: test/native/host-facts.test.ts). */
+  const nodeKinds = (paths: readonly string[]): PathKind[] =>
+    paths.map((p) => {
+      try {
+        return lstatSync(p).isSymbolicLink() ? 'symlink' : 'present'
+      } catch (e) {
+        return ['ENOENT', 'ENOTDIR', 'EACCES'].includes((e as NodeJS.ErrnoException).code ?? '') ? 'missing' : 'error'
+      }
+    })
+  mkdirSync(join(r, 'real', 'deep'), { recursive: true })
+  mkdirSync(join(r, 'plain', 'sub'), { recursive: true })
+  mkdirSync(join(r, 'other', 'deep'), { recursive: true })
+  mkdirSync(join(r, 'gone'))
+  symlinkSync(join(r, 'real'), join(r, 'link'))
+  const paths = [join(r, 'plain', 'sub', 'x'), join(r, 'link', 'deep'), join(r, 'later', 'y'), join(r, 'gone', 'z')]
+
+  it('keeps what the filesystem still says, drops the rest: every path then canonicalizes as in a new sandbox', () => {
+    const cache = new Map<string, string>()
+    for (const p of paths) canonicalize(p, [], 'deny-read path', cache)
+    expect(cache.get(join(r, 'later'))).toBe('') // missing, remembered
+    // Between two hand-outs the host changes each kind of entry:
+    symlinkSync(join(r, 'other'), join(r, 'later')) // a missing path appears, as a link
+    rmSync(join(r, 'link'))
+    symlinkSync(join(r, 'other'), join(r, 'link')) // a link is pointed elsewhere
+    rmSync(join(r, 'gone'), { recursive: true })
+    symlinkSync(join(r, 'other'), join(r, 'gone')) // a directory becomes a link
+    revalidate(cache, nodeKinds)
+    expect(cache.get(join(r, 'plain'))).toBe(join(r, 'plain')) // unchanged: kept
+    expect(cache.get(join(r, 'plain', 'sub'))).toBe(join(r, 'plain', 'sub'))
+    expect(cache.get(r)).toBe(r)
+    for (const gone of ['later', 'link', 'gone']) expect(cache.has(join(r, gone))).toBe(false)
+    expect(cache.has(join(r, 'link', 'deep'))).toBe(false) // below a link: never cached under the link's name
+    for (const p of paths) expect(canonicalize(p, [], 'deny-read path', cache)).toBe(canonicalize(p, [], 'deny-read path'))
+    expect(canonicalize(paths[1]!, [], 'x', cache)).toBe(join(r, 'other', 'deep'))
+    expect(canonicalize(paths[2]!, [], 'x', cache)).toBe(join(r, 'other', 'y'))
+    expect(canonicalize(paths[3]!, [], 'x', cache)).toBe(join(r, 'other', 'z'))
+  })
+
+  it('a link is looked at again even when unchanged; an `error` answer drops its entry; no batch empties the cache', () => {
+    const cache = new Map<string, string>()
+    canonicalize(join(r, 'plain', 'sub'), [], 'x', cache)
+    canonicalize(join(r, 'link'), [], 'x', cache)
+    revalidate(cache, (ps) => ps.map((p) => (p === join(r, 'plain') ? 'error' : nodeKinds([p])[0]!)))
+    expect(cache.has(join(r, 'link'))).toBe(false)
+    expect(cache.has(join(r, 'plain'))).toBe(false)
+    expect(cache.get(join(r, 'plain', 'sub'))).toBe(join(r, 'plain', 'sub'))
+    revalidate(cache, undefined)
+    expect(cache.size).toBe(0)
   })
 })
 
