@@ -8,6 +8,7 @@ import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, 
 import type { Socket } from 'node:net'
 import { canonicalHost } from '../host-pattern.js'
 import { basicMatches, needsCredential } from './credential.js'
+import { awaitRequest, requestArrived } from './deadline.js'
 import type { NetworkGate } from './gate.js'
 import { openTunnel } from './tunnel.js'
 
@@ -94,6 +95,24 @@ async function onRequest(gate: NetworkGate, agent: Agent, req: IncomingMessage, 
   req.pipe(upstream)
 }
 
+/** Requests of a connection still being answered (node:http emits a pipelined one before the one ahead is done). */
+const answering = new WeakMap<Socket, number>()
+
+/**
+ * The deadline (deadline.ts) is off while a request of this connection is
+ * being answered, and on again once the last one is: a kept-alive
+ * connection waits for its next request as a new one does.
+ */
+function untilAnswered(socket: Socket, res: ServerResponse): void {
+  requestArrived(socket)
+  answering.set(socket, (answering.get(socket) ?? 0) + 1)
+  res.once('close', () => {
+    const left = (answering.get(socket) ?? 1) - 1
+    answering.set(socket, left)
+    if (left === 0) awaitRequest(socket)
+  })
+}
+
 /**
  * An http.Server that is never listened on: the proxy hands it the
  * connections that speak HTTP. Plain requests reuse upstream connections
@@ -106,10 +125,12 @@ export function createHttpFront(gate: NetworkGate, token: string | undefined): {
   // A handler that throws drops its connection, never the caller's process.
   const authorized = (req: IncomingMessage) => token === undefined || !needsCredential(req.socket) || basicMatches(req.headers['proxy-authorization'], token)
   server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    requestArrived(socket)
     if (!authorized(req)) return refuseSocket(socket, '407 Proxy Authentication Required', 'this proxy belongs to a cordon sandbox: use the proxy URL from its environment', true)
     onConnect(gate, req, socket, head).catch(() => socket.destroy())
   })
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    untilAnswered(req.socket, res)
     if (!authorized(req)) return refuseResponse(res, 407, 'this proxy belongs to a cordon sandbox: use the proxy URL from its environment', true)
     onRequest(gate, agent, req, res).catch(() => res.destroy())
   })

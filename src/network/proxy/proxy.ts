@@ -14,6 +14,7 @@ import type { Server as HttpServer } from 'node:http'
 import { SetupError } from '../../errors.js'
 import type { ProxyRequestRecord } from '../../platform/enforcement.js'
 import { requireCredential } from './credential.js'
+import { awaitRequest } from './deadline.js'
 import { NetworkGate, type GateOptions } from './gate.js'
 import { createHttpFront } from './http-front.js'
 import { HANDED_OFF, type NativeTunnel } from './native-relay.js'
@@ -35,6 +36,7 @@ export interface NetworkProxy {
 
 function dispatch(gate: NetworkGate, http: HttpServer, socket: Socket, token: string | undefined): void {
   if (token !== undefined) requireCredential(socket)
+  awaitRequest(socket) // deadline.ts: until the request is complete
   socket.once('data', (first: Buffer) => {
     socket.pause()
     if (first[0] === 0x05) return serveSocks5(gate, socket, first, token)

@@ -6,6 +6,7 @@
  */
 import { isIPv4, type Socket } from 'node:net'
 import { userPassMatches } from './credential.js'
+import { requestArrived } from './deadline.js'
 import type { NetworkGate } from './gate.js'
 import { openTunnel } from './tunnel.js'
 
@@ -118,6 +119,7 @@ export function serveSocks5(gate: NetworkGate, socket: Socket, first: Buffer, to
     if (n === 0) return refuse(socket, REP.addressUnsupported)
     socket.off('data', onData)
     socket.pause() // until the tunnel reads: nothing is lost while the gate decides
+    requestArrived(socket) // the client said what it wants: the gate's time is not the client's
     const req = c.take(n)
     onRequest(gate, socket, req, c.take(c.length)).catch(() => socket.destroy())
   }
