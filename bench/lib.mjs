@@ -11,13 +11,22 @@ export async function time(fn) {
 
 /**
  * Median ms per contender; interleaved round by round so load spikes hit all
- * of them. `pauseMs`: idle time before each call, as between an agent's
+ * of them, each round starting one contender further on, so that each runs
+ * first, second, … equally often (a call right after another kind of call
+ * is not timed like one after its own kind: measured 0.03–0.08× apart in a
+ * fixed order). `pauseMs`: idle time before each call, as between an agent's
  * commands (what the kernel does once idle differs from a tight loop).
  */
 export async function race(contenders, rounds, { pauseMs = 0 } = {}) {
-  const samples = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]))
+  const entries = Object.entries(contenders)
+  const samples = Object.fromEntries(entries.map(([k]) => [k, []]))
   const pause = () => (pauseMs ? new Promise((r) => setTimeout(r, pauseMs)) : undefined)
-  for (const fn of Object.values(contenders)) for (let i = 0; i < 5; i++) await fn() // warm-up
-  for (let i = 0; i < rounds; i++) for (const [k, fn] of Object.entries(contenders)) samples[k].push((await pause(), await time(fn)))
+  for (const [, fn] of entries) for (let i = 0; i < 5; i++) await fn() // warm-up
+  for (let i = 0; i < rounds; i++) {
+    for (let j = 0; j < entries.length; j++) {
+      const [k, fn] = entries[(i + j) % entries.length]
+      samples[k].push((await pause(), await time(fn)))
+    }
+  }
   return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]))
 }
