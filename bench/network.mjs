@@ -126,9 +126,9 @@ export async function benchNetwork({ requests = 500, downloads = 9, withNamespac
       }
       return out
     }
-    // The first WARM_UP requests of each path run on code V8 has not optimized yet (the worker's
-    // client and origin, the proxy's parsing and gate): measured apart and printed for
-    // information. A proxy serves many requests; the target is what a warm one adds.
+    // The first WARM_UP requests of each path run, at first, on code V8 has not optimized yet
+    // (the worker's client and origin, the proxy's parsing and gate): measured apart and
+    // printed for information. A proxy serves many requests; the target is what a warm one adds.
     const cold = await latencyRounds(WARM_UP)
     const { direct, proxied } = await latencyRounds(requests)
     await ask({ op: 'download', via: 0 }) // one of each, not measured: the first pays for the buffers
@@ -175,7 +175,7 @@ export function printNetwork(r) {
   const spread = `pairs ${(r.pairRatios[0] * 100).toFixed(0)}–${(r.pairRatios[r.pairRatios.length - 1] * 100).toFixed(0)} %`
   console.log('network proxy (loopback; proxy on the main thread, origin and clients on a worker)')
   console.log(`  request on a new connection: direct ${r.directMs.toFixed(3)} ms, via proxy ${r.proxiedMs.toFixed(3)} ms, added ${r.addedMs.toFixed(3)} ms  ${r.addedMs <= 1 ? 'ok (≤ 1 ms)' : 'OVER (target ≤ 1 ms)'}`)
-  console.log(`    (the first ${WARM_UP} of each, before V8 optimized them, for information: added ${r.coldAddedMs.toFixed(3)} ms)`)
+  console.log(`    (the ${WARM_UP} warm-up requests of each path, for information: added ${r.coldAddedMs.toFixed(3)} ms)`)
   console.log(`  100 MB through a CONNECT tunnel, ${r.pairRatios.length} pairs: direct ${r.directMBs.toFixed(0)} MB/s, via proxy ${r.proxiedMBs.toFixed(0)} MB/s; median pair ${pct.toFixed(0)} % (${spread})  ${pct >= 80 ? 'ok (≥ 80 %)' : 'UNDER (target ≥ 80 %)'}${r.bytesOk ? '' : '  SHORT DOWNLOAD'}`)
   console.log(`  200 concurrent tunnels: ${r.concurrentOk}/200 answered  ${r.concurrentOk === 200 ? 'ok' : 'DROPPED'}`)
   printNamespacePath(r.namespacePath)

@@ -184,6 +184,12 @@ export interface PlatformBackend {
   readonly hostFacts?: HostFacts
 }
 
+/** One read of the process environment (HostFacts.environment). */
+export interface EnvironmentRead {
+  readonly key: string
+  variables(): Record<string, string>
+}
+
 /**
  * Reads that the layers above repeat on every launch and that Node makes
  * dear (platform/linux/host-facts.ts). Each answers exactly what the Node
@@ -191,11 +197,14 @@ export interface PlatformBackend {
  */
 export interface HostFacts {
   /**
-   * A string equal for two calls exactly when process.env was the same at
-   * both, or undefined when this cannot be told (a worker thread, whose
-   * process.env is its own copy).
+   * The process environment read once: `key`, a string equal for two reads
+   * exactly when the environment was, and `variables()`, the environment of
+   * that same read as process.env shows it — so a sandbox made from it is
+   * the one the key names, even if a SHARE_ENV worker changes the
+   * environment in between. Undefined when this cannot be told (a worker
+   * thread, whose process.env is its own copy).
    */
-  environmentKey(): string | undefined
+  environment(): EnvironmentRead | undefined
   /** lstat(2) of each path, in order, as profile/paths.ts lstatOrNull reads it. */
   pathKinds(paths: readonly string[]): PathKind[]
 }

@@ -46,4 +46,4 @@ export function hostFacts(): HostFacts | undefined {
   }
 }
 
-export type { HostFacts, PlatformBackend } from './backend.js'
+export type { EnvironmentRead, HostFacts, PlatformBackend } from './backend.js'

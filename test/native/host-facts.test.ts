@@ -108,8 +108,23 @@ describe('lstatKinds', () => {
   })
 })
 
-describe("the backend's environmentKey", () => {
-  it('is the environ block on the main thread (the test files run in forked processes)', () => {
-    expect(linuxHostFacts().environmentKey()).toBe(environBlock())
+describe("the backend's environment read", () => {
+  it('keys on the environ block on the main thread (the test files run in forked processes), and its variables are process.env', () => {
+    const read = linuxHostFacts().environment()!
+    expect(read.key).toBe(environBlock())
+    expect(read.variables()).toEqual({ ...process.env })
+  })
+
+  it('declines while process.env is an object of the program\'s (environ no longer follows it), and reads again once it is back', () => {
+    const real = process.env
+    process.env = { ...real, API_TOKEN: 'first' }
+    try {
+      expect(linuxHostFacts().environment()).toBeUndefined()
+      expect(process.env.CORDON_ENVIRON_PROBE).toBeUndefined() // the look leaves nothing behind
+    } finally {
+      process.env = real
+    }
+    expect(linuxHostFacts().environment()?.key).toBe(environBlock())
+    expect(environBlock()).not.toContain('CORDON_ENVIRON_PROBE')
   })
 })

@@ -8,7 +8,7 @@ import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, 
 import type { Socket } from 'node:net'
 import { canonicalHost } from '../host-pattern.js'
 import { basicMatches, needsCredential } from './credential.js'
-import { awaitRequest, requestArrived } from './deadline.js'
+import { awaitClose, awaitRequest, requestArrived, tunnelAsked } from './deadline.js'
 import type { NetworkGate } from './gate.js'
 import { openTunnel } from './tunnel.js'
 
@@ -40,6 +40,7 @@ function refuseSocket(socket: Socket, status: string, reason: string, challenge 
   const body = `cordon: ${reason}\n`
   const auth = challenge ? `Proxy-Authenticate: ${CHALLENGE}\r\n` : ''
   socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n${auth}X-Cordon-Reason: ${encodeURIComponent(reason)}\r\n\r\n${body}`)
+  awaitClose(socket) // a client that keeps its end open does not keep the proxy's
 }
 
 function refuseResponse(res: ServerResponse, status: number, reason: string, challenge = false): void {
@@ -125,7 +126,7 @@ export function createHttpFront(gate: NetworkGate, token: string | undefined): {
   // A handler that throws drops its connection, never the caller's process.
   const authorized = (req: IncomingMessage) => token === undefined || !needsCredential(req.socket) || basicMatches(req.headers['proxy-authorization'], token)
   server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-    requestArrived(socket)
+    tunnelAsked(socket)
     if (!authorized(req)) return refuseSocket(socket, '407 Proxy Authentication Required', 'this proxy belongs to a cordon sandbox: use the proxy URL from its environment', true)
     onConnect(gate, req, socket, head).catch(() => socket.destroy())
   })

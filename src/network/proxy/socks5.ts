@@ -6,7 +6,7 @@
  */
 import { isIPv4, type Socket } from 'node:net'
 import { userPassMatches } from './credential.js'
-import { requestArrived } from './deadline.js'
+import { awaitClose, tunnelAsked } from './deadline.js'
 import type { NetworkGate } from './gate.js'
 import { openTunnel } from './tunnel.js'
 
@@ -65,6 +65,7 @@ function reply(socket: Socket, rep: number): void {
 function refuse(socket: Socket, rep: number): void {
   reply(socket, rep)
   socket.end()
+  awaitClose(socket) // a client that keeps its end open does not keep the proxy's
 }
 
 async function onRequest(gate: NetworkGate, socket: Socket, req: Buffer, rest: Buffer): Promise<void> {
@@ -116,10 +117,10 @@ export function serveSocks5(gate: NetworkGate, socket: Socket, first: Buffer, to
     }
     const n = requestLength(c)
     if (n === undefined) return
+    socket.off('data', onData) // the request is complete: later bytes are the tunnel's (or, refused, dropped)
     if (n === 0) return refuse(socket, REP.addressUnsupported)
-    socket.off('data', onData)
     socket.pause() // until the tunnel reads: nothing is lost while the gate decides
-    requestArrived(socket) // the client said what it wants: the gate's time is not the client's
+    tunnelAsked(socket) // the client said what it wants: the gate's time is not the client's
     const req = c.take(n)
     onRequest(gate, socket, req, c.take(c.length)).catch(() => socket.destroy())
   }

@@ -7,6 +7,7 @@
  * The deadline's timers are faked; the sockets are real.
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import { connect, type AddressInfo, type Socket } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { buildNetworkLists } from '../../../src/network/policy.js'
@@ -40,29 +41,55 @@ interface Client {
   socket: Socket
   text: () => string
   closed: () => boolean
+  ended: () => boolean
 }
 
-function client(p: NetworkProxy, first: string | Buffer): Promise<Client> {
+function client(p: NetworkProxy, first: string | Buffer, allowHalfOpen = false): Promise<Client> {
   return new Promise((resolve, reject) => {
     let text = ''
     let closed = false
-    const socket = connect(p.port, '127.0.0.1', () => {
+    let ended = false
+    let connected = false
+    const socket = connect({ port: p.port, host: '127.0.0.1', allowHalfOpen }, () => {
+      connected = true
       if (first.length) socket.write(first)
-      resolve({ socket, text: () => text, closed: () => closed })
+      resolve({ socket, text: () => text, closed: () => closed, ended: () => ended })
     })
     socket.on('data', (d) => (text += d.toString('latin1')))
+    socket.on('end', () => (ended = true))
     socket.on('close', () => (closed = true))
-    socket.once('error', reject)
+    // A reset after the proxy let go is what a test waits for; only a failed connect is an error.
+    socket.on('error', (err) => connected || reject(err))
   })
 }
 
-/** Real event-loop turns until `done` holds (socket events are not faked). */
-async function until(done: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 5_000
+/** Real event-loop turns until `done` holds (socket events are not faked), for at most `ms` of real time. */
+async function until(done: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms
   while (!done()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setImmediate(r))
   }
+}
+
+/**
+ * Whether this process still holds the proxy's end of the connection from the
+ * client's port `clientPort`: its row in /proc/net/tcp (local port the
+ * proxy's, remote port `clientPort`), and a descriptor of ours on its inode.
+ */
+function proxyHolds(p: NetworkProxy, clientPort: number): boolean {
+  const hex = (n: number) => n.toString(16).toUpperCase().padStart(4, '0')
+  const rows = readFileSync('/proc/self/net/tcp', 'utf8').split('\n').slice(1)
+  const row = rows.map((r) => r.trim().split(/\s+/)).find((f) => f[1]?.endsWith(`:${hex(p.port)}`) && f[2]?.endsWith(`:${hex(clientPort)}`))
+  if (!row) return false
+  const inode = row[9]
+  return readdirSync('/proc/self/fd').some((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === `socket:[${inode}]`
+    } catch {
+      return false // a descriptor closed while listing
+    }
+  })
 }
 
 /** A few real turns, for what must not happen. */
@@ -80,7 +107,51 @@ describe('network proxy: the request deadline', () => {
     await settle()
     expect(clients.map((c) => c.closed())).toEqual([false, false, false])
     vi.advanceTimersByTime(1)
-    await until(() => clients.every((c) => c.closed()), 'the proxy to drop them')
+    // Within a second of real time: nothing but the deadline closes them (Node's own timeouts are far longer).
+    await until(() => clients.every((c) => c.closed()), 'the proxy to drop them', 1_000)
+  })
+
+  it('lets go of a refused client that keeps its end open, once the deadline has passed: CONNECT 400/403/407, SOCKS5 refusals', async () => {
+    const plain = await proxy()
+    const withToken = await startNetworkProxy({ lists: buildNetworkLists({ allow: ['origin.test', '127.0.0.2'] }), lookup, token: 'sekrit' })
+    proxies.push(withToken)
+    const name = Buffer.from('denied.example')
+    const cases: [NetworkProxy, string | Buffer][] = [
+      [plain, 'CONNECT nope HTTP/1.1\r\n\r\n'], // 400
+      [plain, 'CONNECT denied.example:443 HTTP/1.1\r\nHost: denied.example:443\r\n\r\n'], // 403
+      [withToken, `CONNECT origin.test:${port} HTTP/1.1\r\nHost: origin.test:${port}\r\n\r\n`], // 407: no credential
+      [plain, Buffer.concat([Buffer.from([5, 1, 0, 5, 1, 0, 3, name.length]), name, Buffer.from([1, 187])])], // SOCKS5: not allowed
+      [plain, Buffer.from([5, 1, 0, 5, 1, 0, 9, 0, 0])], // SOCKS5: address type not supported
+    ]
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    // allowHalfOpen: the client reads the refusal and keeps its own end open, as a command holding slots would.
+    const clients = await Promise.all(cases.map(([p, first]) => client(p, first, true)))
+    await until(() => clients.every((c) => c.ended()), 'every refusal')
+    expect(clients.map((c) => c.text().length > 0)).toEqual(cases.map(() => true))
+    // Before the deadline the proxy still reads (and drops) what the client sends.
+    for (const c of clients) c.socket.write('more')
+    await settle()
+    expect(clients.map((c) => c.closed())).toEqual(cases.map(() => false))
+    vi.advanceTimersByTime(REQUEST_DEADLINE_MS)
+    await settle()
+    // The proxy's socket is gone: what the client sends now is answered with a reset, which
+    // its next write reports (its read side has ended, so nothing else looks).
+    for (const c of clients) c.socket.write('more')
+    await new Promise((r) => setImmediate(r))
+    await until(() => (clients.forEach((c) => c.closed() || c.socket.write('more')), clients.every((c) => c.closed())), 'the proxy to have let go', 1_000)
+  })
+
+  it('a refused client that closes its end is let go at once, not at the deadline', async () => {
+    const p = await proxy()
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const c = await client(p, 'CONNECT denied.example:443 HTTP/1.1\r\nHost: denied.example:443\r\n\r\n', true)
+    await until(() => c.ended(), 'the refusal')
+    expect(c.text()).toMatch(/^HTTP\/1.1 403/)
+    const clientPort = c.socket.localPort!
+    expect(proxyHolds(p, clientPort)).toBe(true) // half-closed: the client's end is open
+    c.socket.end()
+    // No timer needed: the proxy sees the client's end of file and closes its socket.
+    await until(() => !proxyHolds(p, clientPort), "the proxy's socket to close", 1_000)
   })
 
   it("never counts the gate's time: a CONNECT waiting for an approver outlives the deadline and then relays", async () => {
@@ -127,6 +198,23 @@ describe('network proxy: the request deadline', () => {
     await until(() => c.text().includes('origin /two'), 'the second answer')
     expect(c.closed()).toBe(false)
     vi.advanceTimersByTime(REQUEST_DEADLINE_MS)
-    await until(() => c.closed(), 'the idle connection to be dropped')
+    // Within a second of real time: Node's own keep-alive timeout (5 s of real time) is not what closes it.
+    await until(() => c.closed(), 'the idle connection to be dropped', 1_000)
+  })
+
+  it('a CONNECT pipelined behind a GET is a tunnel: the GET\'s answer does not start the wait again', async () => {
+    const p = await proxy()
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const get = `GET http://origin.test:${port}/first HTTP/1.1\r\nHost: origin.test:${port}\r\n\r\n`
+    const connectLine = `CONNECT origin.test:${port} HTTP/1.1\r\nHost: origin.test:${port}\r\n\r\n`
+    const c = await client(p, get + connectLine)
+    await until(() => c.text().includes('origin /first') && c.text().includes('200 Connection Established'), 'the answer and the tunnel')
+    // The tunnel waits for the client's first bytes (still in Node, not yet handed to the native relay).
+    vi.advanceTimersByTime(REQUEST_DEADLINE_MS * 2)
+    await settle()
+    expect(c.closed()).toBe(false)
+    c.socket.write(`GET /through HTTP/1.0\r\nHost: origin.test\r\n\r\n`)
+    await until(() => c.closed(), 'the answer through the tunnel')
+    expect(c.text()).toContain('origin /through')
   })
 })

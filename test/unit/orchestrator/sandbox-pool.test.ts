@@ -122,6 +122,26 @@ describe('SandboxPool', () => {
     }
   })
 
+  it('with process.env replaced by a plain object (environ no longer follows it), a change of it is still another sandbox', () => {
+    const { made, make } = factory()
+    const pool = new SandboxPool(make, IDLE)
+    const real = process.env
+    process.env = { ...real, API_TOKEN: 'first' }
+    try {
+      pool.acquire({ cwd: ws }).release()
+      process.env.API_TOKEN = 'second'
+      const b = pool.acquire({ cwd: ws })
+      expect(made).toHaveLength(2)
+      expect((b.sandbox as Counted).options.env?.API_TOKEN).toBe('second')
+      delete process.env.API_TOKEN // a secret removed from the environment reaches no sandbox
+      const c = pool.acquire({ cwd: ws })
+      expect(made).toHaveLength(3)
+      expect((c.sandbox as Counted).options.env).not.toHaveProperty('API_TOKEN')
+    } finally {
+      process.env = real
+    }
+  })
+
   it('options that are not plain data, or a profile file, get a sandbox of their own, closed on release', () => {
     const { made, make } = factory()
     const pool = new SandboxPool(make, IDLE)

@@ -9,12 +9,21 @@ import { describe, expect, it, vi } from 'vitest'
 
 vi.mock('node:worker_threads', async (original) => ({ ...(await original<typeof import('node:worker_threads')>()), isMainThread: false }))
 
+describe('variablesOf: an environ block as process.env shows it', () => {
+  it('splits at the first `=`, skips entries without one, keeps the first of two names, reads UTF-8', async () => {
+    const { variablesOf } = await import('../../../../src/platform/linux/host-facts.js')
+    const utf8 = Buffer.from('☃=é', 'utf8').toString('latin1')
+    expect(variablesOf(`A=1\0B=x=y\0NOEQUALS\0A=2\0E=\0${utf8}\0`)).toEqual({ A: '1', B: 'x=y', E: '', '☃': 'é' })
+    expect(variablesOf('')).toEqual({})
+  })
+})
+
 describe('linuxHostFacts in a worker thread', () => {
-  it('environmentKey declines without reading environ', async () => {
+  it('environment() declines without reading environ', async () => {
     const { linuxHostFacts } = await import('../../../../src/platform/linux/host-facts.js')
     const environBlock = vi.fn(() => 'A=1\0')
     const facts = linuxHostFacts(() => ({ environBlock, lstatKinds: () => new Uint8Array() }))
-    expect(facts.environmentKey()).toBeUndefined()
+    expect(facts.environment()).toBeUndefined()
     expect(environBlock).not.toHaveBeenCalled()
   })
 
