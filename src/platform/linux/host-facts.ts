@@ -54,12 +54,14 @@ function environFollows(env: NodeJS.ProcessEnv, block: () => string): boolean {
   const known = followed.get(env)
   if (known !== undefined) return known
   const value = randomUUID()
+  const before = env[PROBE] // should the name be set already, it is put back as it was
   env[PROBE] = value
   let follows: boolean
   try {
     follows = `\0${block()}`.includes(`\0${PROBE}=${value}\0`)
   } finally {
-    delete env[PROBE]
+    if (before === undefined) delete env[PROBE]
+    else env[PROBE] = before
   }
   followed.set(env, follows)
   return follows
