@@ -7,6 +7,7 @@
  * here by one that differs from process.env, so a second read would show.
  */
 import { describe, expect, it, vi } from 'vitest'
+import { envRecordingPool, withVariable } from './env-pool.js'
 
 const read = vi.hoisted(() => ({ key: 'K=from-the-read\0', variables: () => ({ K: 'from-the-read' }) }))
 vi.mock('../../../src/platform/index.js', async (original) => ({
@@ -17,18 +18,8 @@ vi.mock('../../../src/platform/index.js', async (original) => ({
 describe('SandboxPool and the environment read', () => {
   it('makes the sandbox from the variables of the read that gave the key, not from process.env again', async () => {
     const { SandboxPool } = await import('../../../src/orchestrator/sandbox-pool.js')
-    const made: { env?: Record<string, string | undefined> }[] = []
-    const pool = new SandboxPool((options) => {
-      const sb = { env: options.env, forgetPaths: () => {}, privateTmp: () => undefined, close: () => {} }
-      made.push(sb)
-      return sb as never
-    }, 50)
-    process.env.K = 'live'
-    try {
-      pool.acquire({ cwd: '/work/ws' }).release()
-    } finally {
-      delete process.env.K
-    }
+    const { pool, made } = envRecordingPool(SandboxPool)
+    withVariable('K', 'live', () => pool.acquire({ cwd: '/work/ws' }).release())
     expect(made).toHaveLength(1)
     expect(made[0]!.env).toEqual({ K: 'from-the-read' })
     // The same read again: the same sandbox.

@@ -6,6 +6,7 @@
  * is simulated; the native reads are tested in test/native/host-facts.test.ts.)
  */
 import { describe, expect, it, vi } from 'vitest'
+import { envRecordingPool, withVariable } from '../../orchestrator/env-pool.js'
 
 vi.mock('node:worker_threads', async (original) => ({ ...(await original<typeof import('node:worker_threads')>()), isMainThread: false }))
 
@@ -29,21 +30,11 @@ describe('linuxHostFacts in a worker thread', () => {
 
   it("the orchestrator's pool then keys on process.env itself: a change is still another sandbox", async () => {
     const { SandboxPool } = await import('../../../../src/orchestrator/sandbox-pool.js')
-    const made: { env?: Record<string, string | undefined> }[] = []
-    const pool = new SandboxPool((options) => {
-      const sb = { env: options.env, forgetPaths: () => {}, privateTmp: () => undefined, close: () => {} }
-      made.push(sb)
-      return sb as never
-    }, 50)
+    const { pool, made } = envRecordingPool(SandboxPool)
     pool.acquire({ cwd: '/work/ws' }).release()
     pool.acquire({ cwd: '/work/ws' }).release()
     expect(made).toHaveLength(1)
-    process.env.CORDON_WORKER_KEY_TEST = 'x'
-    try {
-      pool.acquire({ cwd: '/work/ws' }).release()
-    } finally {
-      delete process.env.CORDON_WORKER_KEY_TEST
-    }
+    withVariable('CORDON_WORKER_KEY_TEST', 'x', () => pool.acquire({ cwd: '/work/ws' }).release())
     expect(made).toHaveLength(2)
     expect(made[1]!.env?.CORDON_WORKER_KEY_TEST).toBe('x')
   })
