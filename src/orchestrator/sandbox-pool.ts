@@ -28,7 +28,7 @@
  *    again (protected paths, planted repositories). The one thing a sandbox
  *    keeps from one run to the next — the canonical forms of paths outside
  *    its write roots (profile/paths.ts CanonCache) — is checked again each
- *    time the sandbox is handed out (forgetPaths: what the filesystem no
+ *    time the sandbox is handed out (recheckPaths: what the filesystem no
  *    longer says is dropped), because the host or a wider attempt may have
  *    changed them since; so each attempt sees the filesystem as a new
  *    sandbox would.
@@ -47,7 +47,7 @@ import type { SandboxOptions } from '../sandbox/options.js'
 
 /** A sandbox that can be told to look at the filesystem afresh, and names its private $TMPDIR (sandbox.ts PlatformSandbox). */
 export interface ReusableSandbox extends Sandbox {
-  forgetPaths(): void
+  recheckPaths(): void
   privateTmp(): string | undefined
 }
 
@@ -137,7 +137,7 @@ export class SandboxPool {
     if (!entry) return ownLease(this.make(options))
     if (entry.idle) clearTimeout(entry.idle)
     entry.idle = undefined
-    if (!entry.fresh) entry.sandbox.forgetPaths()
+    if (!entry.fresh) entry.sandbox.recheckPaths()
     entry.fresh = false
     entry.holders++
     return { sandbox: entry.sandbox, release: once(() => this.letGo(shared.key, entry)) }

@@ -169,16 +169,16 @@ class PlatformSandbox implements Sandbox {
   }
 
   /**
-   * Forget the canonical forms of paths outside the write roots that this
-   * sandbox cached across runs (profile/paths.ts CanonCache) unless the
-   * filesystem still says the same of them (revalidate: one batch of
-   * lstats where the backend has one): the next run sees every path as a
-   * new sandbox would. For a sandbox that
-   * serves several callers in turn (orchestrator/sandbox-pool.ts), where
+   * Check again the canonical forms of paths outside the write roots that
+   * this sandbox cached across runs (profile/paths.ts CanonCache), keeping
+   * only those the filesystem still says the same of (revalidate: one batch
+   * of lstats where the backend has one, else all dropped): the next run
+   * sees every path as a new sandbox would. For a sandbox that serves
+   * several callers in turn (orchestrator/sandbox-pool.ts), where
    * something outside this sandbox — the host, a wider attempt — may have
    * changed those paths since the last run.
    */
-  forgetPaths(): void {
+  recheckPaths(): void {
     const facts = this.backend.hostFacts
     revalidate(this.canonCache, facts && ((paths) => facts.pathKinds(paths)))
   }
@@ -279,7 +279,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   return openSandbox(options)
 }
 
-/** createSandbox() with the internal face (forgetPaths): for the orchestrator's pool. */
+/** createSandbox() with the internal face (recheckPaths): for the orchestrator's pool. */
 export function openSandbox(options: SandboxOptions = {}): PlatformSandbox {
   return new PlatformSandbox(parseSandboxOptions(options))
 }

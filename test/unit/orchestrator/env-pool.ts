@@ -13,7 +13,7 @@ export interface EnvRecord {
 export function envRecordingPool(Pool: typeof SandboxPool): { pool: SandboxPool; made: EnvRecord[] } {
   const made: EnvRecord[] = []
   const pool = new Pool((options) => {
-    const sb = { env: options.env, forgetPaths: () => {}, privateTmp: () => undefined, close: () => {} }
+    const sb = { env: options.env, recheckPaths: () => {}, privateTmp: () => undefined, close: () => {} }
     made.push(sb)
     return sb as never
   }, 50)

@@ -31,7 +31,7 @@ function factory() {
       cwd: options.cwd ?? '',
       profileName: 'fake',
       close: () => void sb.closed++,
-      forgetPaths: () => void sb.forgot++,
+      recheckPaths: () => void sb.forgot++,
       privateTmp: () => (sb.closed ? undefined : tmp),
     } as unknown as Counted
     made.push(sb)
