@@ -1,10 +1,14 @@
 /** Watching processes the tests start (Linux: reads /proc). */
 import { readdirSync, readFileSync } from 'node:fs'
 
-/** True once `pid` is gone or a zombie (killed, waiting to be reaped by init). */
+/**
+ * True once `pid` is gone, a zombie (Z: killed, waiting to be reaped by
+ * init), or being reaped (X, "dead": proc(5) — its parent's wait has taken it
+ * and /proc still shows it for a moment; CI once saw a killed `sleep` there).
+ */
 export function dead(pid: number): boolean {
   try {
-    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+    return /^\d+ \(.*\) [ZXx] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
   } catch {
     return true
   }
