@@ -14,19 +14,13 @@ import { probeCgroups } from '../../../../../src/platform/linux/cgroup/cgroup-su
 import { RunCgroup } from '../../../../../src/platform/linux/cgroup/run-cgroup.js'
 import { CALLER_LEAF, removeTree, sweepStale, SWEEP_EVERY_MS, vacate } from '../../../../../src/platform/linux/cgroup/cgroup-fs.js'
 import { describeWhere, itWhere, unless } from '../../../../helpers/requirements.js'
+import { dead } from '../../../../helpers/processes.js'
 
 const probe = probeCgroups()
 const host: HostCgroups | undefined = probe.ok ? probe.host : undefined
 const missing = unless(host !== undefined, `this test process gets no cgroup (${probe.ok ? '' : probe.reason}): run it as root, or in a delegated cgroup (systemd-run --user --scope -p Delegate=yes)`)
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'latin1'))
-  } catch {
-    return false
-  }
-}
+const alive = (pid: number): boolean => !dead(pid)
 
 /**
  * Put a shell in the cgroup (it joins by itself, writing to the open
