@@ -5,6 +5,11 @@
  * initial list). Ranking: each query word scores 3 in a tool's name or
  * namespace, 1 in its description or keywords; ties keep registration
  * order. A tool with no matching word is never returned.
+ *
+ * A query is at most MAX_QUERY_CHARS (longer: a model-readable failure) and
+ * its first MAX_QUERY_TERMS distinct words count: the ranking runs on the
+ * caller's event loop, and an 8 MiB query of a million words stalled it for
+ * seconds.
  */
 import { z } from 'zod'
 import { modelSpecs } from '../model-specs.js'
@@ -12,8 +17,18 @@ import type { Tool, ToolContext, ToolOutput } from '../types.js'
 
 export const DEFAULT_SEARCH_LIMIT = 8
 const MAX_SEARCH_LIMIT = 50
+/** Characters of a query: what a search for a tool needs, many times over. */
+export const MAX_QUERY_CHARS = 2048
+/** Distinct words of a query that count (the rest are ignored). */
+export const MAX_QUERY_TERMS = 64
 
-const inputSchema = z.object({ query: z.string(), limit: z.number().int().positive().optional() }).strict()
+const inputSchema = z
+  .object({
+    // Bounded before any word is split off: the ranking is synchronous (one stalled event loop per huge query).
+    query: z.string().max(MAX_QUERY_CHARS, `the query is longer than ${MAX_QUERY_CHARS} characters; search with a few words`),
+    limit: z.number().int().positive().optional(),
+  })
+  .strict()
 
 export function toolSearchTool(options: { limit?: number; description?: string } = {}): Tool {
   return {
@@ -33,9 +48,9 @@ async function search(raw: unknown, ctx: ToolContext, defaultLimit: number): Pro
   return { kind: 'search', tools: modelSpecs(found, (ns) => ctx.step.registry.namespaceDescription(ns)) }
 }
 
-/** Deferred tools with at least one query word, best first. */
+/** Deferred tools with at least one query word (each distinct word once, the first MAX_QUERY_TERMS), best first. */
 export function rank(tools: readonly Tool[], query: string): Tool[] {
-  const terms = words(query)
+  const terms = [...new Set(words(query))].slice(0, MAX_QUERY_TERMS)
   if (terms.length === 0) return []
   const scored = tools.map((tool, i) => ({ tool, i, score: score(tool, terms) }))
   return scored

@@ -1,11 +1,12 @@
 /**
  * Tool search ranking over deferred tools: name words weigh more than
  * description words, no matching word means not returned, ties keep
- * registration order, and the limit holds.
+ * registration order, and the limit holds. A query is bounded (its
+ * length, its distinct words): the ranking runs on the event loop.
  */
 import { describe, expect, it } from 'vitest'
 import { ToolRouter, toolSearchTool, type ToolOutput } from '../../../../src/index.js'
-import { rank } from '../../../../src/tools/search/tool-search.js'
+import { MAX_QUERY_CHARS, MAX_QUERY_TERMS, rank } from '../../../../src/tools/search/tool-search.js'
 import { fnTool, setupDispatch, text } from '../harness.js'
 
 const ok = async () => text('ok')
@@ -39,5 +40,23 @@ describe('tool search', () => {
     const { dispatcher } = setupDispatch()
     const r = await dispatcher.handleResponse(router.buildStep(), [{ type: 'tool_search_call', call_id: 's', query: 'x', status: 'completed' }])
     expect(r.outputs[0]?.output.kind).toBe('unsupported')
+  })
+
+  it('a query longer than MAX_QUERY_CHARS is a model-readable failure, and nothing is ranked', async () => {
+    const router = new ToolRouter([toolSearchTool(), ...tools])
+    const { dispatcher } = setupDispatch()
+    const r = await dispatcher.handleResponse(router.buildStep(), [{ type: 'tool_search_call', call_id: 's', query: 'calendar '.repeat(100_000), status: 'completed' }])
+    expect(r.outputs[0]?.output).toEqual({ kind: 'text', success: false, text: `tool_search: the query is longer than ${MAX_QUERY_CHARS} characters; search with a few words` })
+    const atBound = await dispatcher.handleResponse(router.buildStep(), [{ type: 'tool_search_call', call_id: 't', query: 'calendar'.padEnd(MAX_QUERY_CHARS), status: 'completed' }])
+    expect(atBound.outputs[0]?.output.kind).toBe('search')
+  })
+
+  it('each distinct query word counts once, and only the first MAX_QUERY_TERMS of them', () => {
+    const deferredOnly = tools.filter((t) => t.exposure === 'deferred')
+    // Repeating a word does not outweigh a name match.
+    expect(rank(deferredOnly, 'invite invite invite invite calendar').map((t) => t.name.name)).toEqual(['createEvent', 'send'])
+    const filler = Array.from({ length: MAX_QUERY_TERMS }, (_, i) => `zz${i}`).join(' ')
+    expect(rank(deferredOnly, `${filler} calendar`)).toEqual([])
+    expect(rank(deferredOnly, `calendar ${filler}`).map((t) => t.name.name)).toEqual(['createEvent', 'send'])
   })
 })
