@@ -8,12 +8,15 @@ import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { approvalModeSchema, promptClassSchema } from './approval/approval-mode.js'
 import type { OutputListener } from './output.js'
+import { MAX_TIMEOUT_MS } from '../sandbox/options.js'
 
+/** A timer's length (ms): past MAX_TIMEOUT_MS Node's setTimeout fires after 1 ms, so a longer one is refused. */
+const timerMs = z.number().int().positive().max(MAX_TIMEOUT_MS, `at most ${MAX_TIMEOUT_MS} ms (about 24.8 days): a longer timer fires at once`)
 const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'expected a function')
 const hookCommand = z
   .object({
     command: z.array(z.string().min(1)).min(1),
-    timeoutMs: z.number().int().positive().optional(),
+    timeoutMs: timerMs.optional(),
     env: z.record(z.string(), z.string()).optional(),
     cwd: z.string().min(1).optional(),
   })
@@ -40,8 +43,8 @@ export const orchestratorOptionsSchema = z
       .object({ preToolUse: z.array(hook).optional(), permissionRequest: z.array(hook).optional(), postToolUse: z.array(hook).optional() })
       .strict()
       .default({}),
-    hookTimeoutMs: z.number().int().positive().default(10_000),
-    approvalTimeoutMs: z.number().int().positive().optional(),
+    hookTimeoutMs: timerMs.default(10_000),
+    approvalTimeoutMs: timerMs.optional(),
     /** Offer a wider second attempt after a sandbox denial (the tool allows escalation). */
     escalateOnFailure: z.boolean().default(true),
     /** Codex semantics: a command a rule allows runs without the profile sandbox (read masks still kept). */
@@ -63,7 +66,7 @@ export const execRequestSchema = z
     sandboxPermissions: z.enum(['use_default', 'require_escalated']).default('use_default'),
     justification: z.string().optional(),
     signal: z.instanceof(AbortSignal).optional(),
-    timeout: z.number().int().positive().optional(),
+    timeout: timerMs.optional(),
     input: z.string().optional(),
     env: z.record(z.string(), z.string()).optional(),
     /** Called with each chunk of output as it arrives: `{ attempt, stream, chunk, raw }`. Not awaited. */

@@ -52,11 +52,18 @@ export function parseSandboxOptions(input: unknown): ParsedSandboxOptions {
 }
 
 const positiveInt = z.optional(z.int().check(z.positive()))
+/**
+ * The longest timeout (ms) a timer can wait: Node's setTimeout fires after
+ * 1 ms for anything longer, so a larger `timeout` would kill the command at
+ * once instead of never.
+ */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1
+const timeoutMs = z.optional(z.int().check(z.positive(), z.maximum(MAX_TIMEOUT_MS, `at most ${MAX_TIMEOUT_MS} ms (about 24.8 days): a longer timer fires at once`)))
 /** struct winsize carries unsigned shorts. */
 const terminalDim = z.int().check(z.minimum(1), z.maximum(0xffff))
 const output = z._default(z.enum(['pipe', 'inherit', 'ignore']), 'pipe')
 export const runOptionsSchema = z.strictObject({
-  timeout: positiveInt,
+  timeout: timeoutMs,
   signal: z.optional(z.instanceof(AbortSignal)),
   /** Written to stdin, which is then closed (implies `stdin: 'pipe'`). */
   input: z.optional(z.union([z.string(), z.instanceof(Uint8Array)])),

@@ -112,6 +112,15 @@ describe('requirement and first approval', () => {
     expect(o.attempts).toHaveLength(1)
   })
 
+  it('a timeout longer than a timer can wait is refused (PolicyError), never a kill after 1 ms; so are such hook and approval timeouts', async () => {
+    const { orch, fake } = setup()
+    await expect(orch.exec({ command: ['sleep', '1'], timeout: 2 ** 31 })).rejects.toMatchObject({ name: 'PolicyError', message: expect.stringMatching(/at most 2147483647 ms/) })
+    expect(fake.runs).toHaveLength(0)
+    expect(() => setup({ approvalTimeoutMs: 2 ** 31 })).toThrow(/at most 2147483647 ms/)
+    expect(() => setup({ hookTimeoutMs: Number.MAX_SAFE_INTEGER })).toThrow(/at most 2147483647 ms/)
+    expect((await orch.exec({ command: ['true'], timeout: 2 ** 31 - 1 })).status).toBe('completed')
+  })
+
   it('abort cancels this exec and the ones in flight on the same orchestrator', async () => {
     // `sleep` runs until its signal aborts, then reports a canceled run.
     const script: Script = ({ argv, signal }) =>

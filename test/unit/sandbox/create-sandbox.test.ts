@@ -74,6 +74,13 @@ describe('run: bad commands → PolicyError, nothing spawned', () => {
     expect(spawned).not.toHaveBeenCalled()
   })
 
+  it.each([2 ** 31, Number.MAX_SAFE_INTEGER])('a timeout longer than a timer can wait (%d ms): PolicyError, not a kill after 1 ms', async (timeout) => {
+    const e = await policyError(() => sb.run(['true'], { timeout }))
+    expect(e.where).toBe('run options: timeout')
+    expect(e.message).toMatch(/at most 2147483647 ms/)
+    expect(spawned).not.toHaveBeenCalled()
+  })
+
   it('a cwd removed after creation is caught before spawning (PolicyError, where cwd)', async () => {
     const gone = mkdtempSync(join(dir, 'gone-'))
     const sb2 = createSandbox({ ...base, cwd: gone })

@@ -44,6 +44,12 @@ describe('shell tool', () => {
     expect(output).toMatchObject({ kind: 'text', success: false, text: expect.stringMatching(/^bad arguments/) })
   })
 
+  it('timeout_ms longer than a timer can wait is a result the model can correct, and nothing ran', async () => {
+    const { output, fake } = await callShell({ command: ['sleep', '1'], timeout_ms: 2 ** 31 })
+    expect(output).toMatchObject({ kind: 'text', success: false, text: expect.stringMatching(/^bad arguments: at most 2147483647 ms/) })
+    expect(fake.runs).toHaveLength(0)
+  })
+
   it('a sandbox that cannot be set up is a ToolSetupError, not a result', async () => {
     const err = await callShell({ command: ['ls'] }, {}, () => {
       throw new SetupError('landlock', 'landlock_create_ruleset', 38, 'ENOSYS')
