@@ -70,6 +70,13 @@ export interface RuntimeDescription {
   readonly input?: string
   /** Environment variables the attempt adds: part of the key and shown. */
   readonly env?: Readonly<Record<string, string>>
+  /**
+   * The command gets a terminal the caller types into later (unified exec's
+   * `tty`): that input is not known now and no policy or approver reviews
+   * it, so approving the command approves whatever is typed. Part of the key
+   * and shown (`interactive: true`).
+   */
+  readonly interactive?: boolean
   /** `require_escalated`: asks to run outside the sandbox (as for a shell command). */
   readonly sandboxPermissions?: SandboxPermissions
   /** The model's reason for an escalation, shown in its own field. */

@@ -109,6 +109,13 @@ export interface ApprovalRequest {
   readonly stdin?: StdinShown
   /** Environment variables the request sets for the command, on top of the sandbox's. */
   readonly env?: Readonly<Record<string, string>>
+  /**
+   * The command runs on a terminal the model types into afterwards: that
+   * input is reviewed by no one (no exec policy, no approver) and runs with
+   * the approved rights — approving a pager or a shell approves any command
+   * typed into it. `reason` says so too.
+   */
+  readonly interactive?: true
 }
 
 /** One file of a patch as the approver is shown it: the operation, and a unified diff of exactly what will be written. */

@@ -11,6 +11,9 @@
  * - its stdin, as a SHA-256 digest (the approver is shown the text): `bash`
  *   with a harmless stdin is not `bash` with `rm -rf src` on stdin;
  * - the environment variables the request adds, by name and value;
+ * - whether it runs on an interactive terminal (its later input is
+ *   reviewed by no one): approving `less x` does not approve `less x` on a
+ *   terminal, where `!sh` can be typed;
  * - the permission level: `sandbox` (the profile), or the exact widening
  *   (`write:/x`, `no sandbox`, …). An approval of one level never covers
  *   another, wider or not;
@@ -30,6 +33,8 @@ export interface RunFacts {
   readonly cwd: string
   readonly input: string | undefined
   readonly env: Readonly<Record<string, string>> | undefined
+  /** On a terminal whose later input is unreviewed (RuntimeDescription.interactive). */
+  readonly interactive?: boolean | undefined
 }
 
 export function sha256(text: string): string {
@@ -55,7 +60,7 @@ function envOf(env: RunFacts['env']): [string, string][] | null {
 }
 
 function facts(f: RunFacts): unknown[] {
-  return [commandOf(f), f.cwd, f.input === undefined ? null : sha256(f.input), envOf(f.env)]
+  return [commandOf(f), f.cwd, f.input === undefined ? null : sha256(f.input), envOf(f.env), ...(f.interactive ? ['interactive'] : [])]
 }
 
 /** The level a request runs at: the profile's sandbox, or a widening (describeWidening()). */

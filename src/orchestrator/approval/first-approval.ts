@@ -3,13 +3,14 @@
  * that allowed it, the session cache, or the approvers (decision-flow.ts).
  *
  * The cache key (command-key.ts) and the request name the same things —
- * the command, its directory, its stdin, the environment it adds and the
- * level it runs at — so what was approved is exactly what runs. A request
- * to leave the sandbox (`require_escalated`) keys on the widening it gets,
- * so a session approval of the plain command never approves running it
- * outside the sandbox; a PreToolUse hook's allow does not approve that
- * either (it decides whether the command may run, not with which rights);
- * and under strict review it is always re-approved.
+ * the command, its directory, its stdin, the environment it adds, whether
+ * it gets an interactive terminal, and the level it runs at — so what was
+ * approved is exactly what runs. A request to leave the sandbox
+ * (`require_escalated`) keys on the widening it gets, so a session approval
+ * of the plain command never approves running it outside the sandbox; a
+ * PreToolUse hook's allow does not approve that either (it decides whether
+ * the command may run, not with which rights); and under strict review it
+ * is always re-approved.
  */
 import { AbortError } from '../../errors.js'
 import type { CommandDecision } from '../../exec-policy/index.js'
@@ -67,7 +68,7 @@ export async function approveFirst(ctx: FirstApprovalContext, rec: Recorder): Pr
     command: rec.command,
     cwd: ctx.cwd,
     promptClass: requirement.promptClass,
-    reason: requirement.reason,
+    reason: withInteractive(requirement.reason, req),
     ...(req.justification ? { justification: req.justification } : {}),
     ...(requirement.proposedAmendment ? { proposedAmendment: requirement.proposedAmendment, proposedRule: prefixRuleText(requirement.proposedAmendment) } : {}),
     ...(requirement.promptedBy ? { promptedBy: requirement.promptedBy } : {}),
@@ -94,12 +95,19 @@ export async function approveFirst(ctx: FirstApprovalContext, rec: Recorder): Pr
 }
 
 function runFacts(ctx: FirstApprovalContext, command: readonly string[]): RunFacts {
-  return { decision: ctx.decision, command, cwd: ctx.cwd, input: ctx.request.input, env: ctx.request.env }
+  return { decision: ctx.decision, command, cwd: ctx.cwd, input: ctx.request.input, env: ctx.request.env, interactive: ctx.request.interactive }
 }
 
-/** The request's stdin and environment additions, as an approval request shows them. */
-export function shownInput(req: Pick<RuntimeDescription, 'input' | 'env'>): Pick<ApprovalRequest, 'stdin' | 'env'> {
-  const out: { stdin?: StdinShown; env?: Record<string, string> } = {}
+/** `reason`, saying that an interactive request's later input goes unreviewed (the approver may read only the reason). */
+export function withInteractive(reason: string, req: Pick<RuntimeDescription, 'interactive'>): string {
+  if (!req.interactive) return reason
+  return `${reason}; it runs on an interactive terminal: what is typed into it later is not reviewed by the policy or an approver and runs with the rights approved here`
+}
+
+/** The request's stdin, environment additions and terminal, as an approval request shows them. */
+export function shownInput(req: Pick<RuntimeDescription, 'input' | 'env' | 'interactive'>): Pick<ApprovalRequest, 'stdin' | 'env' | 'interactive'> {
+  const out: { stdin?: StdinShown; env?: Record<string, string>; interactive?: true } = {}
+  if (req.interactive) out.interactive = true
   if (req.input !== undefined) {
     const bytes = Buffer.byteLength(req.input, 'utf8')
     const text = bytes <= STDIN_SHOWN ? req.input : Buffer.from(req.input, 'utf8').subarray(0, STDIN_SHOWN).toString('utf8')

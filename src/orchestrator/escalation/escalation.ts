@@ -18,7 +18,7 @@ import { mayAsk, type ApprovalSettings } from '../approval/approval-mode.js'
 import type { ApprovalRecord, ApprovalRequest } from '../approval/approval.js'
 import { runAttempt, type AttemptSpec, type Ran } from '../attempt.js'
 import { runKey, type Level, type RunFacts } from '../approval/command-key.js'
-import { shownInput } from '../approval/first-approval.js'
+import { shownInput, withInteractive } from '../approval/first-approval.js'
 import { askApprovers, type Deciders } from '../approval/decision-flow.js'
 import type { Denial } from '../denial/denial.js'
 import type { RuntimeDescription } from '../runtime.js'
@@ -100,7 +100,7 @@ async function approveRetry<Out>(ctx: EscalationContext<Out>, widening: Widening
   const risks = ctx.risks()
   // A session approval given without these risks does not cover a retry that has them.
   const level = risks.length ? `${describeWidening(widening)} with risks ${JSON.stringify(risks)}` : describeWidening(widening)
-  const keys = keysOf(ctx.request, { decision: ctx.decision, command: ctx.command, cwd: ctx.cwd, input: ctx.request.input, env: ctx.request.env }, { widening: level })
+  const keys = keysOf(ctx.request, { decision: ctx.decision, command: ctx.command, cwd: ctx.cwd, input: ctx.request.input, env: ctx.request.env, interactive: ctx.request.interactive }, { widening: level })
   const target = networkTarget(plan.denials, widening)
   if (!strict && ctx.cache.covers(keys)) return { decision: 'approved', record: { decision: 'approved', source: 'cache' } }
   // A network_rule never approves the retry: it names one host, and the
@@ -118,7 +118,7 @@ async function approveRetry<Out>(ctx: EscalationContext<Out>, widening: Widening
     command: ctx.command,
     cwd: ctx.cwd,
     promptClass: 'escalation',
-    reason: `${evidence === 'cordon' ? 'the sandbox denied' : "the command's output reports that the sandbox denied (unverified: the command wrote it)"} ${plan.denials.map(describeDenial).join('; ')}; the retry would add: ${scope.join('; ')}`,
+    reason: withInteractive(`${evidence === 'cordon' ? 'the sandbox denied' : "the command's output reports that the sandbox denied (unverified: the command wrote it)"} ${plan.denials.map(describeDenial).join('; ')}; the retry would add: ${scope.join('; ')}`, ctx.request),
     ...(ctx.request.justification ? { justification: ctx.request.justification } : {}),
     widening,
     scope,

@@ -90,7 +90,10 @@ export const unifiedExecRuntime: ToolRuntime<ExecCommandRequest, ExecCommandAtte
     return {
       command: req.command,
       ...(req.cwd !== undefined ? { cwd: req.cwd } : {}),
-      summary: req.command.join(' ').slice(0, 200),
+      summary: `${req.command.join(' ').slice(0, 200)}${req.tty ? ' (on an interactive terminal)' : ''}`,
+      // What is typed into the terminal later (write_stdin) runs with this attempt's rights and is
+      // reviewed by no one: the approver is told, and an approval without it does not cover it.
+      ...(req.tty ? { interactive: true } : {}),
       ...(req.env ? { env: req.env } : {}),
       ...(req.sandboxPermissions ? { sandboxPermissions: req.sandboxPermissions } : {}),
       ...(req.justification !== undefined ? { justification: req.justification } : {}),

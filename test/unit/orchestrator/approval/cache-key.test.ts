@@ -2,15 +2,32 @@
  * One cache key for what actually runs (issue 13 §3): a session approval
  * answers only for the same command (operators included), in the same
  * directory, with the same stdin and environment additions, at the same
- * permission level; the approver is shown the stdin and the environment;
- * a PreToolUse hook's
+ * permission level, on a terminal or not; the approver is shown the stdin,
+ * the environment and an interactive terminal; a PreToolUse hook's
  * allow does not approve `require_escalated`.
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import type { ToolRuntime } from '../../../../src/orchestrator/index.js'
+import type { SandboxPermissions } from '../../../../src/orchestrator/approval/requirement.js'
 import type { Script } from '../fake-sandbox.js'
 import { dir, setup } from '../harness.js'
+
+/** A command on an interactive terminal or not (unified exec's `tty`), as a runtime describes it. */
+interface TermRequest {
+  readonly command: readonly string[]
+  readonly interactive: boolean
+  readonly sandboxPermissions?: SandboxPermissions
+}
+
+const termRuntime: ToolRuntime<TermRequest, null> = {
+  name: 'term',
+  describe: (req) => ({ command: req.command, summary: req.command.join(' '), ...(req.interactive ? { interactive: true } : {}), ...(req.sandboxPermissions ? { sandboxPermissions: req.sandboxPermissions } : {}) }),
+  async attempt(_req, handle, ctx) {
+    return { output: null, result: await handle.sandbox.run(ctx.command, { signal: ctx.signal }) }
+  },
+}
 
 describe('session approvals answer only for what runs', () => {
   it('a script that differs only in its operators is asked again (&& is not ||)', async () => {
@@ -40,6 +57,22 @@ describe('session approvals answer only for what runs', () => {
     expect(asked[1]!.stdin?.text).toBe('rm -rf src\n')
     expect((await orch.exec({ command: ['bash'] })).approval?.source).toBe('user') // no stdin is another request too
     expect((await orch.exec({ command: ['bash'], input: 'echo hello\n' })).approval?.source).toBe('cache')
+  })
+
+  it('an interactive terminal is shown and keyed: approving the command does not approve it on a terminal whose input nobody reviews', async () => {
+    const { orch, asked, answer } = setup({ approvalMode: 'untrusted' })
+    answer.mockReturnValue('approved_for_session')
+    const less = ['/bin/sh', '-c', 'less notes.txt']
+    await orch.run(termRuntime, { command: less, interactive: false })
+    expect(asked[0]!.interactive).toBeUndefined()
+    const onTerminal = await orch.run(termRuntime, { command: less, interactive: true })
+    expect(onTerminal.approval?.source).toBe('user')
+    expect(asked[1]!.interactive).toBe(true)
+    expect(asked[1]!.reason).toMatch(/interactive terminal: what is typed into it later is not reviewed by the policy or an approver/)
+    expect((await orch.run(termRuntime, { command: less, interactive: true })).approval?.source).toBe('cache')
+    // Escalated: the same, with the widening.
+    await orch.run(termRuntime, { command: less, interactive: true, sandboxPermissions: 'require_escalated' })
+    expect(asked[2]).toMatchObject({ promptClass: 'escalation', interactive: true, reason: expect.stringMatching(/interactive terminal/) })
   })
 
   it('a long stdin is shown truncated, with its size and digest', async () => {
