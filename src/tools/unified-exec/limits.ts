@@ -5,6 +5,7 @@
  * memory) with one command's output. The clamp is reported, not silent:
  * the result says what was used.
  */
+import { MAX_TIMEOUT_MS } from '../../sandbox/options.js'
 
 /** How long exec_command waits for the command before handing back a session (ms). */
 export const EXEC_YIELD = { default: 250, min: 0, max: 30_000 } as const
@@ -26,7 +27,17 @@ export const MODEL_OUTPUT = { default: 15 * 1024, min: 1024, max: 1024 * 1024 } 
  * gigabyte while nobody polls costs this much memory, not a gigabyte.
  */
 export const CAPTURE_BYTES = 1024 * 1024
-/** Live and exited-but-unread sessions one store holds. */
+/**
+ * The longest timeout_ms (ms), about 24.8 days: the longest a timer waits
+ * (sandbox/options.ts). A longer one is clamped to it — passed on, it would
+ * kill the command after 1 ms.
+ */
+export const MAX_TIMEOUT = MAX_TIMEOUT_MS
+/**
+ * Sessions one store holds, live or exited-but-unread; also the most
+ * exec_command calls of the store that may be starting or running at once
+ * (stored ones counted), so one response cannot start hundreds of sandboxes.
+ */
 export const MAX_SESSIONS = 64
 /** The most recently used sessions, never pruned to make room. */
 export const PROTECTED_RECENT = 8

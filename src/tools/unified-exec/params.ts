@@ -19,7 +19,7 @@ export const execCommandParams = z
     tty: z.boolean().optional().describe('Run on a terminal of its own, so write_stdin can type into it (default: false: stdin is closed).'),
     yield_time_ms: z.number().optional().describe('How long to wait for output before returning a session id (default 250, 0..30000).'),
     max_output_bytes: z.number().optional().describe('Output returned per call, head and tail kept (default 15360, 1024..1048576).'),
-    timeout_ms: z.number().int().positive().optional().describe('Kill the command and everything it started after this long.'),
+    timeout_ms: z.number().int().positive().optional().describe('Kill the command and everything it started after this many ms (at most 2147483647, about 24.8 days).'),
     sandbox_permissions: z.enum(['use_default', 'require_escalated']).optional().describe('require_escalated: ask to run outside the sandbox.'),
     justification: z.string().optional().describe('Why an escalation is needed (shown to the approver).'),
     ...size,

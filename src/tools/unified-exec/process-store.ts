@@ -5,6 +5,12 @@
  * most recently used (what the model is working with right now). A pruned
  * live session is terminated: its process group is killed, as on timeout.
  *
+ * The bound counts calls still starting too: exec_command reserves a place
+ * before its command starts (reserve()), and a reservation counts as a
+ * session until it becomes one or is released. Past the bound, with no
+ * session left to prune, a new call is refused: one model response with
+ * 200 parallel calls starts 64 sandboxes, not 200.
+ *
  * Ids are small integers, never reused within a store: a stale id from the
  * model finds nothing rather than another command.
  */
@@ -30,10 +36,20 @@ export interface StoreLimits {
   protectedRecent: number
 }
 
+/** A place kept for a session being started: add() makes it the session, release() gives it back; once either. */
+export interface Reservation<P extends StoredProcess> {
+  /** The session ended to make room for this one, if any. */
+  readonly pruned: StoreEntry<P> | undefined
+  add(process: P): StoreEntry<P>
+  release(): void
+}
+
 export class ProcessStore<P extends StoredProcess> {
   /** Insertion order is use order: a touched entry is moved to the end (most recent). */
   private readonly entries = new Map<number, StoreEntry<P>>()
   private nextId = 1000
+  /** Places reserved by calls still starting. */
+  private reserved = 0
 
   constructor(private readonly limits: StoreLimits = { max: MAX_SESSIONS, protectedRecent: PROTECTED_RECENT }) {
     if (!(limits.max >= 1 && limits.protectedRecent >= 0 && limits.protectedRecent < limits.max)) throw new RangeError('a store needs max >= 1 and 0 <= protectedRecent < max')
@@ -43,12 +59,37 @@ export class ProcessStore<P extends StoredProcess> {
     return this.entries.size
   }
 
+  /** Sessions held plus places reserved: what the bound counts. */
+  get occupied(): number {
+    return this.entries.size + this.reserved
+  }
+
   /** Add a session, pruning one first when the store is full; returns the new entry and what was pruned. */
   add(process: P): { entry: StoreEntry<P>; pruned: StoreEntry<P> | undefined } {
-    const pruned = this.entries.size >= this.limits.max ? this.prune() : undefined
-    const entry: StoreEntry<P> = { id: this.nextId++, process, lock: new InteractionLock() }
-    this.entries.set(entry.id, entry)
-    return { entry, pruned }
+    const pruned = this.occupied >= this.limits.max ? this.prune() : undefined
+    return { entry: this.insert(process), pruned }
+  }
+
+  /**
+   * Keep a place for a session about to start, pruning one session when the
+   * store is full; undefined when nothing can be pruned (the bound is taken
+   * by calls still starting and the protected recent sessions).
+   */
+  reserve(): Reservation<P> | undefined {
+    const pruned = this.occupied >= this.limits.max ? this.prune() : undefined
+    if (this.occupied >= this.limits.max) return undefined
+    this.reserved++
+    let open = true
+    const close = () => {
+      if (!open) throw new Error('a reservation is used once')
+      open = false
+      this.reserved--
+    }
+    return {
+      pruned,
+      add: (process) => (close(), this.insert(process)),
+      release: () => void (open && close()),
+    }
   }
 
   /** The entry for `id`, marked as the most recently used; undefined when there is none. */
@@ -69,6 +110,12 @@ export class ProcessStore<P extends StoredProcess> {
     return [...this.entries.keys()]
   }
 
+  private insert(process: P): StoreEntry<P> {
+    const entry: StoreEntry<P> = { id: this.nextId++, process, lock: new InteractionLock() }
+    this.entries.set(entry.id, entry)
+    return entry
+  }
+
   /** Terminate and forget every session (the agent's session ends). */
   terminateAll(): void {
     for (const e of this.entries.values()) e.process.terminate()
@@ -79,10 +126,11 @@ export class ProcessStore<P extends StoredProcess> {
    * Make room for one: the least recently used exited session outside the
    * protected recent ones, else the least recently used live one there.
    */
-  private prune(): StoreEntry<P> {
+  private prune(): StoreEntry<P> | undefined {
     const order = [...this.entries.values()]
-    const candidates = order.slice(0, order.length - this.limits.protectedRecent)
-    const victim = candidates.find((e) => e.process.exited) ?? candidates[0]!
+    const candidates = order.slice(0, Math.max(0, order.length - this.limits.protectedRecent))
+    const victim = candidates.find((e) => e.process.exited) ?? candidates[0]
+    if (!victim) return undefined
     this.entries.delete(victim.id)
     victim.process.terminate()
     return victim

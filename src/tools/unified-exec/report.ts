@@ -19,6 +19,8 @@ export interface Report {
   readonly post?: DeferredPost
   /** Lines for the model (a clamped window, a pruned session). */
   readonly notes?: readonly string[]
+  /** What the dispatcher's PostToolUse hooks of the call added. */
+  readonly context?: readonly string[]
 }
 
 function endLine(r: SandboxResult): string {
@@ -33,7 +35,9 @@ export function reportText(r: Report): string {
   lines.push(r.end ? endLine(r.end) : `Process running with session ID ${r.sessionId ?? '?'}`)
   if (r.output.omitted > 0) lines.push(`Output: ${r.output.total} bytes, ${r.output.omitted} omitted`)
   for (const n of r.notes ?? []) lines.push(`Note: ${n}`)
-  for (const c of r.post?.context ?? []) lines.push(`Context: ${c}`)
+  // Every line of the host's (notes, hooks' context) comes before `Output:`: after it is only
+  // what the command printed, so a command printing `Context: …` cannot pass for a hook.
+  for (const c of [...(r.post?.context ?? []), ...(r.context ?? [])]) lines.push(`Context: ${c}`)
   lines.push('Output:', r.output.text)
   return lines.join('\n')
 }

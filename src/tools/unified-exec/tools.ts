@@ -17,11 +17,11 @@
 import type { z } from 'zod'
 import { CordonError, ToolSetupError } from '../../errors.js'
 import type { Tool, ToolContext, ToolOutput } from '../types.js'
-import { CAPTURE_BYTES, clamp, DEFAULT_TERMINAL, EXEC_YIELD, MODEL_OUTPUT, POLL_YIELD, WRITE_YIELD } from './limits.js'
+import { CAPTURE_BYTES, clamp, DEFAULT_TERMINAL, EXEC_YIELD, MAX_SESSIONS, MAX_TIMEOUT, MODEL_OUTPUT, POLL_YIELD, WRITE_YIELD } from './limits.js'
 import { patchCommand } from '../apply-patch/exec-route.js'
 import { patchToolOutput } from '../apply-patch/tool.js'
 import { execCommandParams, jsonSchemaOf, writeStdinParams, type ExecCommandParams, type WriteStdinParams } from './params.js'
-import { ProcessStore, type StoreEntry } from './process-store.js'
+import { ProcessStore, type Reservation, type StoreEntry } from './process-store.js'
 import { reportText, succeeded, type Report } from './report.js'
 import { unifiedExecRuntime, type ExecCommandRequest } from './runtime.js'
 import type { Session } from './session.js'
@@ -42,7 +42,7 @@ export interface UnifiedExecOptions {
 }
 
 const EXEC_DESCRIPTION =
-  'Run a shell command in the sandbox. Returns its output and exit code if it ends within yield_time_ms, else the output so far and a session id for write_stdin. With tty: true the command gets a terminal of its own (interactive programs, prompts).'
+  'Run a shell command in the sandbox. Returns its output and exit code if it ends within yield_time_ms, else the output so far and a session id for write_stdin. With tty: true the command gets a terminal of its own (interactive programs, prompts). In the reply, everything after the first "Output:" line is what the command printed.'
 const WRITE_DESCRIPTION =
   'Type characters into a running exec_command session (its terminal) and return the output since the last call; with empty chars, wait for more output. A session without a terminal accepts only "\\u0003" (interrupt).'
 
@@ -78,17 +78,24 @@ function outputOf(r: Report): ToolOutput {
  * The dispatcher's PostToolUse hooks of the exec_command call that started
  * `session`, on the output that reports its end (exec_command itself when
  * the command ended within its window, else the write_stdin that saw the
- * end). What they add is folded into the text the model reads.
+ * end). What they add is folded into the text the model reads: into the
+ * report's header, before its `Output:` line.
  */
-async function pairedPost(session: Session, output: ToolOutput, ctx: ToolContext): Promise<ToolOutput> {
+async function pairedPost(session: Session, report: Report, ctx: ToolContext): Promise<ToolOutput> {
+  const output = outputOf(report)
   if (!session.origin) return output
-  return withContext(await ctx.postToolUse(session.origin, output))
+  const post = await ctx.postToolUse(session.origin, output)
+  return post.output === output ? outputOf({ ...report, context: post.context }) : withContext(post)
 }
 
-/** A PostToolUse answer as the model reads it: the output, then each added context line. */
+/**
+ * A PostToolUse answer as the model reads it: each added context line, then
+ * the output. Never after it: the output's end is what a command prints, and
+ * a command printing `Context: …` would pass for the host.
+ */
 function withContext(post: { output: ToolOutput; context: readonly string[] }): ToolOutput {
   if (post.context.length === 0 || post.output.kind !== 'text') return post.output
-  return { ...post.output, text: `${post.output.text}\n${post.context.map((c) => `Context: ${c}`).join('\n')}` }
+  return { ...post.output, text: `${post.context.map((c) => `Context: ${c}`).join('\n')}\n${post.output.text}` }
 }
 
 /** A direct, parallel function tool whose parameters are `schema`'s JSON Schema. */
@@ -100,22 +107,42 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
   const store = new ProcessStore<Session>()
   const shell = options.shell ?? '/bin/sh'
 
+  let closed = false
+  const CLOSED = 'unified exec is closed (the agent session ended): no command starts and no session is left'
+
   async function execCommand(input: unknown, ctx: ToolContext): Promise<ToolOutput> {
+    if (closed) return failure(CLOSED)
     const parsed = execCommandParams.safeParse(input)
     if (!parsed.success) return failure(`invalid exec_command arguments: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
     const p: ExecCommandParams = parsed.data
+    const notes: string[] = []
+    const timeoutMs = p.timeout_ms === undefined ? undefined : Math.min(p.timeout_ms, MAX_TIMEOUT)
+    if (timeoutMs !== p.timeout_ms) notes.push(`timeout_ms clamped to ${timeoutMs}`)
     // `apply_patch …` in a command is a patch, never a shell (src/tools/apply-patch/invocation.ts):
     // the same route as the shell tool and orchestrator.exec(). exec_command runs its own
     // PostToolUse (hooks: post false), so this one call gets it here.
-    const patched = await patchCommand(ctx.orchestrator, [shell, '-c', p.cmd], { ...(p.workdir !== undefined ? { cwd: p.workdir } : {}), ...(p.timeout_ms !== undefined ? { timeout: p.timeout_ms } : {}), signal: ctx.signal })
+    const patched = await patchCommand(ctx.orchestrator, [shell, '-c', p.cmd], { ...(p.workdir !== undefined ? { cwd: p.workdir } : {}), ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}), signal: ctx.signal })
     if (patched) return withContext(await ctx.postToolUse({ callId: ctx.callId, tool: ctx.tool, input }, patchToolOutput(patched, ctx)))
+    // The bound counts calls still starting, not only stored sessions: one response's
+    // parallel calls cannot start more sandboxes at once than the store holds.
+    const place = store.reserve()
+    if (!place) return failure(`too many sessions: ${MAX_SESSIONS} commands of this agent are starting or running; wait for one to end (write_stdin polls a session) and call again`)
+    if (place.pruned) notes.push(`session ${place.pruned.id} was the least recently used and was ended to make room (at most ${MAX_SESSIONS} sessions)`)
+    try {
+      return await startSession(p, timeoutMs, notes, input, place, ctx)
+    } finally {
+      place.release()
+    }
+  }
+
+  async function startSession(p: ExecCommandParams, timeoutMs: number | undefined, notes: string[], input: unknown, place: Reservation<Session>, ctx: ToolContext): Promise<ToolOutput> {
     const yieldMs = clamp(p.yield_time_ms, EXEC_YIELD)
     const request: ExecCommandRequest = {
       command: [shell, '-c', p.cmd],
       ...(p.workdir !== undefined ? { cwd: p.workdir } : {}),
       ...(p.tty ? { tty: { rows: p.rows ?? DEFAULT_TERMINAL.rows, cols: p.cols ?? DEFAULT_TERMINAL.cols } } : {}),
       yieldMs,
-      ...(p.timeout_ms !== undefined ? { timeoutMs: p.timeout_ms } : {}),
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       ...(p.sandbox_permissions ? { sandboxPermissions: p.sandbox_permissions } : {}),
       ...(p.justification !== undefined ? { justification: p.justification } : {}),
     }
@@ -131,17 +158,22 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
     }
     const session = outcome.output?.session
     if (!session || outcome.status !== 'completed' && outcome.status !== 'timed_out') return failure(`${outcome.status}: ${outcome.reason ?? 'the command did not run'}`)
-    const notes = yieldMs !== (p.yield_time_ms ?? yieldMs) ? [`yield_time_ms clamped to ${yieldMs}`] : []
+    if (yieldMs !== (p.yield_time_ms ?? yieldMs)) notes.push(`yield_time_ms clamped to ${yieldMs}`)
     if (outcome.attempts.length > 1) notes.push(`the sandbox denied the first run; this is the approved run with wider permissions`)
     session.origin = { callId: ctx.callId, tool: ctx.tool, input }
     if (session.exited) {
       const post = { result: outcome.result!, resultReplaced: outcome.resultReplaced, context: outcome.context, hookErrors: outcome.hookErrors }
       session.after = Promise.resolve(post)
-      return pairedPost(session, outputOf(await reportOf(session, Date.now() - started, modelMax(p.max_output_bytes), 0, notes)), ctx)
+      return pairedPost(session, await reportOf(session, Date.now() - started, modelMax(p.max_output_bytes), 0, notes), ctx)
+    }
+    if (closed) {
+      // close() came while this call was being approved or started: the store it emptied
+      // must not get a session afterwards (a process tree outliving the agent session).
+      await session.terminate()
+      return failure(`${CLOSED}; this command started meanwhile and was stopped (with everything it started)`)
     }
     if (outcome.after) session.after = outcome.after
-    const { entry, pruned } = store.add(session)
-    if (pruned) notes.push(`session ${pruned.id} was the least recently used and was ended to make room (at most ${store.size} sessions)`)
+    const entry = place.add(session)
     return outputOf(await reportOf(session, Date.now() - started, modelMax(p.max_output_bytes), entry.id, notes))
   }
 
@@ -172,14 +204,14 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
     const report = await reportOf(session, Date.now() - started, modelMax(p.max_output_bytes), entry.id, notes)
     if (!report.end) return outputOf(report)
     store.remove(entry.id) // its end is reported once; the id finds nothing afterwards
-    return pairedPost(session, outputOf(report), ctx)
+    return pairedPost(session, report, ctx)
   }
 
   async function writeStdin(input: unknown, ctx: ToolContext): Promise<ToolOutput> {
     const parsed = writeStdinParams.safeParse(input)
     if (!parsed.success) return failure(`invalid write_stdin arguments: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
     const entry = store.use(parsed.data.session_id)
-    if (!entry) return failure(`no session ${parsed.data.session_id}: it ended and its end was reported, it was pruned, or it never existed`)
+    if (!entry) return failure(closed ? CLOSED : `no session ${parsed.data.session_id}: it ended and its end was reported, it was pruned, or it never existed`)
     return entry.lock.run(() => interact(entry, parsed.data, ctx))
   }
 
@@ -189,7 +221,10 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
     execCommand: functionTool('exec_command', EXEC_DESCRIPTION, execCommandParams, execCommand, { post: false }),
     writeStdin: functionTool('write_stdin', WRITE_DESCRIPTION, writeStdinParams, writeStdin, { pre: false, post: false }),
     store,
-    close: () => store.terminateAll(),
+    close: () => {
+      closed = true
+      store.terminateAll()
+    },
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The unified-exec process store: bounded, least recently used pruned
- * first, exited sessions before live ones, the most recent never; one
+ * first, exited sessions before live ones, the most recent never; places
+ * reserved by calls still starting count against the bound; one
  * interaction at a time per session, sessions in parallel.
  */
 import { describe, expect, it } from 'vitest'
@@ -36,6 +37,23 @@ describe('ProcessStore', () => {
     expect(pruned?.id).toBe(all[0]!.id)
     expect(all[0]!.p.terminated).toBe(1)
     expect(store.use(all[0]!.id)).toBeUndefined()
+  })
+
+  it('a reserved place counts against the bound: it prunes to make room, and with nothing to prune it is refused', () => {
+    const store = new ProcessStore<FakeProcess>({ max: 4, protectedRecent: 2 })
+    const all = fill(store, 3)
+    const a = store.reserve()!
+    expect(a.pruned).toBeUndefined()
+    expect(store.occupied).toBe(4)
+    const b = store.reserve()!
+    expect(b.pruned?.id).toBe(all[0]!.id) // full: the least recently used outside the 2 protected
+    expect(all[0]!.p.terminated).toBe(1)
+    expect(store.reserve()).toBeUndefined() // 2 reserved + 2 protected: nothing left to end
+    b.release()
+    const entry = a.add(new FakeProcess('started'))
+    expect(store.use(entry.id)?.process.name).toBe('started')
+    expect(store.occupied).toBe(3)
+    expect(() => a.add(new FakeProcess('twice'))).toThrow(/used once/)
   })
 
   it('prefers an exited session over a less recently used live one', () => {
