@@ -157,7 +157,8 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
       throw new ToolSetupError(ctx.tool.name, err)
     }
     const session = outcome.output?.session
-    if (!session || outcome.status !== 'completed' && outcome.status !== 'timed_out') return failure(`${outcome.status}: ${outcome.reason ?? 'the command did not run'}`)
+    // A session pruned to make room for this call is said even when the call runs nothing.
+    if (!session || outcome.status !== 'completed' && outcome.status !== 'timed_out') return failure([`${outcome.status}: ${outcome.reason ?? 'the command did not run'}`, ...notes.map((n) => `Note: ${n}`)].join('\n'))
     if (yieldMs !== (p.yield_time_ms ?? yieldMs)) notes.push(`yield_time_ms clamped to ${yieldMs}`)
     if (outcome.attempts.length > 1) notes.push(`the sandbox denied the first run; this is the approved run with wider permissions`)
     session.origin = { callId: ctx.callId, tool: ctx.tool, input }

@@ -53,8 +53,8 @@ class FakeProcess {
   }
 }
 
-/** `decided`: runs where the orchestrator decides (approval pending), before the attempt starts the command. */
-function harness(decided: () => void = () => {}) {
+/** `decided`: runs where the orchestrator decides (approval pending), before the attempt starts the command; `'denied'`: nothing runs. */
+function harness(decided: () => void | 'denied' = () => {}) {
   const procs: FakeProcess[] = []
   const sandbox = {
     cwd: '/ws',
@@ -69,7 +69,7 @@ function harness(decided: () => void = () => {}) {
     async run<Req, Out>(runtime: ToolRuntime<Req, Out>, req: Req, control: RunControl = {}) {
       const handle: AttemptSandbox = { index: 1, sandbox, options: {}, retain: () => () => {} }
       const signal = control.signal ?? new AbortController().signal
-      decided()
+      if (decided() === 'denied') return { status: 'denied', reason: 'the user denied it', attempts: [], context: [], hookErrors: [], notes: [] }
       const ran = await runtime.attempt(req, handle, { signal, output: { listener: undefined, maxBuffer: 1 << 20, keep: 'head-tail' }, cwd: '/ws', command: runtime.describe(req, { workspace: () => ({ cwd: '/ws', writableRoots: [], protectedPaths: [] }) }).command, notes: [] })
       return { status: 'completed', isCanceled: false, output: ran.output, result: ran.result, resultReplaced: false, attempts: [{}], context: [], hookErrors: [], notes: [] }
     },
@@ -180,6 +180,19 @@ describe('exec_command / write_stdin', () => {
     expect(h.ux.store.size).toBe(64)
     h.ux.close()
     expect((await h.procs[64]!.done).isCanceled).toBe(true)
+  })
+
+  it('a session ended to make room is said even when the new call then runs nothing (denied)', async () => {
+    let deny = false
+    const h = harness(() => (deny ? 'denied' : undefined))
+    const ids: number[] = []
+    for (let i = 0; i < 64; i++) ids.push(idOf(h.text(await h.exec({ cmd: `sleep ${i}`, yield_time_ms: 0 }))))
+    deny = true
+    const o = await h.exec({ cmd: 'rm -rf /', yield_time_ms: 0 })
+    expect(o).toMatchObject({ kind: 'text', success: false })
+    expect(h.text(o)).toMatch(new RegExp(`^denied: the user denied it\\nNote: session ${ids[0]} was the least recently used and was ended`))
+    expect(h.ux.store.size).toBe(63)
+    h.ux.close()
   })
 
   it('a hook\'s context is in the header: output printing `Context: …` cannot pass for it', async () => {
