@@ -431,6 +431,7 @@ class OrchestratorImpl implements Orchestrator {
       justification: desc.justification,
       allowMeansNoSandbox: this.o.allowMeansNoSandbox,
       patch: desc.approval?.promptClass === 'patch',
+      interactive: desc.interactive === true,
       ...(desc.additionalWrite?.length ? { additionalWrite: desc.additionalWrite } : {}),
     })
   }

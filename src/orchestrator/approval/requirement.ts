@@ -40,14 +40,20 @@ export interface RequirementInput {
   readonly patch: boolean
   /** Write roots the runtime needs beyond the profile's (runtime.ts): always asked, as class `escalation`. */
   readonly additionalWrite?: readonly string[]
+  /** The command gets a terminal the model types into later (RuntimeDescription.interactive). */
+  readonly interactive?: boolean
 }
 
 export function requirementFor(input: RequirementInput): Requirement {
   const { decision, settings } = input
   if (decision.decision === 'forbidden') return { kind: 'forbidden', reason: forbiddenReason(decision) }
   const ruleAllows = decision.decision === 'allow' && decision.source === 'rule'
+  // A rule allows a command, not what is typed into its terminal later (`!sh`
+  // in a pager, any line in a REPL): an interactive run never leaves the
+  // sandbox on a rule's word — asked when it requests that, else sandboxed.
+  const noSandbox = ruleAllows && input.allowMeansNoSandbox && input.interactive !== true
   if (input.sandboxPermissions === 'require_escalated') {
-    if (ruleAllows && input.allowMeansNoSandbox) return { kind: 'skip', sandbox: 'escalated', reason: 'a rule allows it (allowMeansNoSandbox)' }
+    if (noSandbox) return { kind: 'skip', sandbox: 'escalated', reason: 'a rule allows it (allowMeansNoSandbox)' }
     // The justification is the model's text: the request carries it in its own field, never in this sentence.
     return ask(settings, 'escalation', 'asks to run outside the sandbox', undefined)
   }
@@ -58,7 +64,7 @@ export function requirementFor(input: RequirementInput): Requirement {
     if (input.patch && settings.mode === 'untrusted') return ask(settings, 'patch', 'a patch-style request in untrusted mode', undefined)
     // A patch-style request names every path it writes and asks for any root beyond the profile's
     // (additionalWrite): it never needs "no sandbox", which would lift the protected paths too.
-    const sandbox = ruleAllows && input.allowMeansNoSandbox && !input.patch ? 'escalated' : 'profile'
+    const sandbox = noSandbox && !input.patch ? 'escalated' : 'profile'
     return { kind: 'skip', sandbox, reason: ruleAllows ? 'a rule allows it' : 'known safe' }
   }
   return promptRequirement(input)

@@ -41,6 +41,14 @@ describe('sandbox choice', () => {
     expect(requirementFor({ decision: decision('allow', 'heuristic-safe'), settings, sandboxPermissions: 'use_default', allowMeansNoSandbox: true, patch: false })).toMatchObject({ sandbox: 'profile' })
   })
 
+  it('an interactive run (a terminal the model types into later) never leaves the sandbox on a rule\'s allow: sandboxed, or asked when it requests that', () => {
+    const base = { decision: decision('allow', 'rule'), settings, allowMeansNoSandbox: true, patch: false, interactive: true }
+    expect(requirementFor({ ...base, sandboxPermissions: 'use_default' })).toMatchObject({ kind: 'skip', sandbox: 'profile' })
+    expect(requirementFor({ ...base, sandboxPermissions: 'require_escalated' })).toMatchObject({ kind: 'needs-approval', promptClass: 'escalation' })
+    // The same without a terminal: the rule's allow runs it outside the sandbox, unasked.
+    expect(requirementFor({ ...base, interactive: false, sandboxPermissions: 'require_escalated' })).toMatchObject({ kind: 'skip', sandbox: 'escalated' })
+  })
+
   it('require_escalated asks (class escalation), even for a known-safe command; the justification stays out of the reason', () => {
     const r = requirementFor({ decision: decision('allow', 'heuristic-safe'), settings, sandboxPermissions: 'require_escalated', justification: 'why', allowMeansNoSandbox: false, patch: false })
     expect(r).toMatchObject({ kind: 'needs-approval', promptClass: 'escalation', reason: 'asks to run outside the sandbox' })
