@@ -8,6 +8,7 @@
  *   → PostToolUse hooks.
  * No global state: each orchestrator has its own session cache.
  */
+import { setMaxListeners } from 'node:events'
 import { resolve } from 'node:path'
 import { AbortError, PolicyError } from '../errors.js'
 import type { CommandDecision, ExecPolicy } from '../exec-policy/index.js'
@@ -141,7 +142,7 @@ class OrchestratorImpl implements Orchestrator {
   private readonly make: (options: SandboxOptions) => Sandbox
   /** Attempts' sandboxes kept for the same options (sandbox-pool.ts); absent with the caller's own createSandbox, called per attempt. */
   private readonly pool: SandboxPool | undefined
-  private stop = new AbortController()
+  private stop = stopController()
   private readonly facts: BaseFacts
   private readonly network: NetworkApprovals
 
@@ -183,7 +184,7 @@ class OrchestratorImpl implements Orchestrator {
 
   abortAll(reason = 'aborted'): void {
     this.stop.abort(new AbortError(reason))
-    this.stop = new AbortController()
+    this.stop = stopController()
   }
 
   async assess(raw: ExecRequest): Promise<Assessment> {
@@ -204,11 +205,18 @@ class OrchestratorImpl implements Orchestrator {
    * AbortError; it ends here.
    */
   async exec(raw: ExecRequest): Promise<ExecOutcome> {
-    const req = parseWith(execRequestSchema, raw ?? {}, 'exec request')
-    // `apply_patch PATCH`, or a shell script that only runs it: a patch, never a shell (src/tools/apply-patch/invocation.ts).
-    const patched = await execPatch(this, req)
-    if (patched) return patched
-    return this.run(shellRuntime, req, { ...(req.signal ? { signal: req.signal } : {}), ...(req.onOutput ? { onOutput: req.onOutput } : {}), ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}), keep: req.keep })
+    const parsed = parseWith(execRequestSchema, raw ?? {}, 'exec request')
+    // Linked now: an abortAll() while the patch route looks at the command still cancels this exec.
+    const link = linkSignals(this.stop.signal, parsed.signal)
+    const req = { ...parsed, signal: link.signal }
+    try {
+      // `apply_patch PATCH`, or a shell script that only runs it: a patch, never a shell (src/tools/apply-patch/invocation.ts).
+      const patched = await execPatch(this, req)
+      if (patched) return patched
+      return await this.run(shellRuntime, req, { signal: req.signal, ...(req.onOutput ? { onOutput: req.onOutput } : {}), ...(req.maxBuffer ? { maxBuffer: req.maxBuffer } : {}), keep: req.keep })
+    } finally {
+      link.detach()
+    }
   }
 
   async run<Req, Out>(runtime: ToolRuntime<Req, Out>, request: Req, control: RunControl = {}): Promise<RunOutcome<Out>> {
@@ -435,6 +443,17 @@ class OrchestratorImpl implements Orchestrator {
       ...(desc.additionalWrite?.length ? { additionalWrite: desc.additionalWrite } : {}),
     })
   }
+}
+
+/**
+ * The orchestrator's stop (abortAll): every live run listens to it until it
+ * ends (linked-signal.ts) — one listener per run, removed at its end, so
+ * Node's leak warning at 11 (e.g. 11 unified-exec sessions) is no leak.
+ */
+function stopController(): AbortController {
+  const c = new AbortController()
+  setMaxListeners(0, c.signal)
+  return c
 }
 
 /** The request to run after PreToolUse hooks: the same, the runtime's rewrite of it, or undefined when it takes none. */

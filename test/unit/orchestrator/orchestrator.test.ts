@@ -135,6 +135,36 @@ describe('requirement and first approval', () => {
     expect((await orch.exec({ command: ['ls'] })).status).toBe('completed')
   })
 
+  it('20 runs at once, each with its own signal: no listener-leak warning (each listens to the stop until it ends), and abortAll still stops them all', async () => {
+    // As sandbox.run: canceled at once when the signal has already aborted.
+    const canceled = { isCanceled: true, exitCode: null, signal: 'SIGKILL' } as const
+    const script: Script = ({ argv, signal }) =>
+      argv[0] !== 'sleep' ? {} : signal?.aborted ? canceled : new Promise((resolve) => signal?.addEventListener('abort', () => resolve(canceled)))
+    const { orch } = setup({}, script)
+    const warnings: string[] = []
+    const onWarning = (w: Error) => warnings.push(w.name)
+    process.on('warning', onWarning)
+    try {
+      const runs = Array.from({ length: 20 }, () => orch.exec({ command: ['sleep', '1000'], signal: new AbortController().signal }))
+      await new Promise((r) => setTimeout(r, 50))
+      orch.abortAll()
+      expect((await Promise.all(runs)).map((o) => o.status)).toEqual(Array(20).fill('canceled'))
+      await new Promise((r) => setImmediate(r)) // warnings are emitted on the next tick
+      expect(warnings).not.toContain('MaxListenersExceededWarning')
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+
+  it('abortAll right after exec() was called (its command still being looked at) cancels that exec too', async () => {
+    const script: Script = ({ argv, signal }) =>
+      argv[0] !== 'sleep' || signal?.aborted ? { isCanceled: argv[0] === 'sleep', exitCode: null } : new Promise(() => {}) // never ends unless canceled before it starts
+    const { orch } = setup({}, script)
+    const running = orch.exec({ command: ['sleep', '1000'] })
+    orch.abortAll()
+    expect(await running).toMatchObject({ status: 'canceled', isCanceled: true })
+  }, 5000)
+
   it('no onApproval callback: denied, decided by policy', async () => {
     const { orch } = setup({ onApproval: undefined })
     const o = await orch.exec({ command: ['rm', '-f', 'x'] })
