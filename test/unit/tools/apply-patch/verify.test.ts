@@ -201,6 +201,16 @@ describe('verifyPatch', () => {
     expect(del.plan.changes[0]!.diff).toContain('-a\\x1b[2Kb')
   })
 
+  it('handles files and hunks of 200k lines (no line list is spread into a call: that overflows the stack)', async () => {
+    const many = 'x\n'.repeat(200_000)
+    const append = await plan({ big: many }, '*** Update File: big', '@@', ' x', '+appended', '*** End of File')
+    expect(append.plan.changes[0]!.newText).toBe(`${many}appended\n`)
+    const del = await plan({ big: many }, '*** Delete File: big')
+    expect(del.plan.changes[0]!.hunks[0]!.oldLines).toBe(200_000)
+    const add = await verifyPatch(parsePatch(`*** Begin Patch\n*** Add File: new\n${'+a\n'.repeat(200_000)}*** End Patch\n`), { cwd: workspace({}) })
+    expect(add.changes[0]!.diff.length).toBe('--- /dev/null\n+++ b/new\n@@ -0,0 +1,200000 @@\n'.length + 3 * 200_000)
+  })
+
   it('resolves symlinks: the plan names where the write lands', async () => {
     const dir = workspace({ 'real/f': 'a\n' })
     symlinkSync(join(dir, 'real'), join(dir, 'link'))
