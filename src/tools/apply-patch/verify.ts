@@ -12,8 +12,10 @@
  * whether a hunk matches would otherwise tell the model something about a
  * file it may not see — and so is a new file there (locate()). Paths are canonical (symlinks resolved): the keys,
  * the permission check and the applier all use where a write really lands.
+ * One patch reads each file once and at most MAX_PATCH_READ_BYTES /
+ * MAX_PATCH_READ_LINES in all (Reads).
  */
-import { constants } from 'node:fs'
+import { constants, type BigIntStats } from 'node:fs'
 import { open, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { sha256 } from '../../orchestrator/approval/command-key.js'
@@ -62,13 +64,14 @@ export async function verifyPatch(patch: Patch, options: VerifyOptions): Promise
   const cwd = resolve(options.cwd)
   const seen = new Map<string, number>()
   const budget = new Budget()
+  const reads = new Reads()
   const changes: FileChange[] = []
   for (const op of patch.ops) {
     const at = locate(op.path, op.line, cwd, options)
     claim(seen, at)
     const moveTo = op.kind === 'update' && op.moveTo ? locate(op.moveTo.path, op.moveTo.line, cwd, options) : undefined
     if (moveTo) claim(seen, moveTo)
-    changes.push(await verifyOp(op, at, moveTo, budget))
+    changes.push(await verifyOp(op, at, moveTo, budget, reads))
   }
   return { cwd, changes, paths: changes.flatMap((c) => (c.moveTo ? [c.resolved, c.moveTo.resolved] : [c.resolved])) }
 }
@@ -113,14 +116,14 @@ function claim(seen: Map<string, number>, at: At): void {
   seen.set(at.resolved, at.line)
 }
 
-async function verifyOp(op: FileOp, at: At, moveTo: At | undefined, budget: Budget): Promise<FileChange> {
+async function verifyOp(op: FileOp, at: At, moveTo: At | undefined, budget: Budget, reads: Reads): Promise<FileChange> {
   if (op.kind === 'add') {
     await mustBeAbsent(at)
     const lines = textLines(op.content)
     const hunks = lines.length ? [diffHunk(0, 0, lines.map((l) => `+${l}`))] : []
     return { kind: 'add', path: op.path, resolved: at.resolved, newText: op.content, hunks, diff: unifiedDiff(null, op.path, hunks) }
   }
-  const oldText = await readText(at)
+  const oldText = await readText(at, reads)
   const oldSha256 = sha256(oldText)
   if (op.kind === 'delete') {
     const lines = textLines(oldText)
@@ -157,6 +160,46 @@ async function mustBeAbsent(at: At): Promise<void> {
 
 /** A file larger than this is not patched: its text is held, diffed and sent to the applier. */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024
+/**
+ * What one patch may read in all (update and delete targets together):
+ * each file read is held as text and lines, diffed and kept in the plan,
+ * so a patch of many large files — or of hard links to one — would fill
+ * this process's heap (a 2 KB patch of 120 deletes of 16 MiB files did).
+ */
+export const MAX_PATCH_READ_BYTES = 64 * 1024 * 1024
+export const MAX_PATCH_READ_LINES = 2_000_000
+
+/**
+ * The files one patch reads, and what is left of its budget. An inode is
+ * read once: two names of one file (hard links) are refused, as the same
+ * name twice is (claim()).
+ */
+class Reads {
+  bytes = MAX_PATCH_READ_BYTES
+  lines = MAX_PATCH_READ_LINES
+  private readonly inodes = new Map<string, At>()
+
+  /** Before reading: not a file read already, and its size fits what is left. */
+  open(at: At, st: BigIntStats): void {
+    const key = `${st.dev}:${st.ino}`
+    const before = this.inodes.get(key)
+    if (before) throw new PatchVerifyError('duplicate', at, `is the same file as ${before.path} (patch line ${before.line}), a hard link: give each file once`)
+    this.inodes.set(key, at)
+    if (st.size > BigInt(this.bytes)) throw this.over(at, `${MAX_PATCH_READ_BYTES} bytes`)
+  }
+
+  /** After reading: its bytes and lines are spent. */
+  spend(at: At, buf: Buffer): void {
+    this.bytes -= buf.length
+    if (this.bytes < 0) throw this.over(at, `${MAX_PATCH_READ_BYTES} bytes`)
+    for (let i = buf.indexOf(10); i !== -1 && this.lines >= 0; i = buf.indexOf(10, i + 1)) this.lines--
+    if (this.lines < 0) throw this.over(at, `${MAX_PATCH_READ_LINES} lines`)
+  }
+
+  private over(at: At, what: string): PatchVerifyError {
+    return new PatchVerifyError('unreadable', at, `with the files before it, the patch would read more than the ${what} one patch may: split it into smaller patches`)
+  }
+}
 
 /**
  * The file's text. Opened first, without blocking, and checked on the
@@ -164,19 +207,21 @@ export const MAX_FILE_BYTES = 16 * 1024 * 1024
  * for a FIFO (an open that never returns) or a device (endless bytes) by a
  * command still running in the sandbox.
  */
-async function readText(at: At): Promise<string> {
+async function readText(at: At, reads: Reads): Promise<string> {
   let buf: Buffer
   try {
     const fh = await open(at.resolved, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
     try {
-      const st = await fh.stat()
+      const st = await fh.stat({ bigint: true })
       if (!st.isFile()) throw new PatchVerifyError('missing', at, 'is not a regular file')
-      if (st.size > MAX_FILE_BYTES) throw new PatchVerifyError('unreadable', at, `is ${st.size} bytes, more than the ${MAX_FILE_BYTES} a patch edits`)
+      if (st.size > BigInt(MAX_FILE_BYTES)) throw new PatchVerifyError('unreadable', at, `is ${st.size} bytes, more than the ${MAX_FILE_BYTES} a patch edits`)
+      reads.open(at, st)
       buf = await fh.readFile()
     } finally {
       await fh.close()
     }
     if (buf.length > MAX_FILE_BYTES) throw new PatchVerifyError('unreadable', at, `grew past the ${MAX_FILE_BYTES} bytes a patch edits while it was read`)
+    reads.spend(at, buf)
   } catch (e) {
     if (e instanceof PatchVerifyError) throw e
     const code = (e as NodeJS.ErrnoException).code

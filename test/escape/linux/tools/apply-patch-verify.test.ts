@@ -52,4 +52,13 @@ describeEscape('apply_patch verification of what a sandboxed command made', (ide
     expect(r.asked.filter((a) => a.promptClass === 'patch')).toHaveLength(0)
     expect(existsSync(join(work, 'docs/run.sh'))).toBe(false)
   })
+
+  it('hard links of one file: a patch that names it twice is refused before it is read twice', async () => {
+    const { work, r, made, out } = await afterCommand('printf "one\\n" > h1 && ln h1 h2 && echo made', patch('*** Delete File: h1', '*** Delete File: h2'))
+    expect(made).toContain('made')
+    expect(out).toMatchObject({ ok: false, status: 'invalid' })
+    expect(out.text).toBe('apply_patch: nothing was written: patch line 3: h2: is the same file as h1 (patch line 2), a hard link: give each file once')
+    expect(r.asked.filter((a) => a.promptClass === 'patch')).toHaveLength(0)
+    expect(existsSync(join(work, 'h1'))).toBe(true)
+  })
 })

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PatchVerifyError } from '../../../../src/tools/apply-patch/errors.js'
 import { parsePatch } from '../../../../src/tools/apply-patch/parser.js'
-import { MAX_FILE_BYTES, verifyPatch, type PatchPlan } from '../../../../src/tools/apply-patch/verify.js'
+import { MAX_FILE_BYTES, MAX_PATCH_READ_BYTES, MAX_PATCH_READ_LINES, verifyPatch, type PatchPlan } from '../../../../src/tools/apply-patch/verify.js'
 import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
 
 afterAll(removeTempDirs)
@@ -228,5 +228,24 @@ describe('verifyPatch', () => {
       expect((e as Error).message).toContain('x\\x1b[2K\\rREADME.md (unchanged)\\u202e\\nzz')
       expect((e as Error).message).not.toMatch(/[\u001b\r\n\u202e]/)
     }
+  })
+
+  it('refuses two names of one file (hard links): a patch reads each file once', async () => {
+    const dir = workspace({ h1: 'x\n' })
+    linkSync(join(dir, 'h1'), join(dir, 'h2'))
+    const e = await verifyPatch(patch('*** Delete File: h1', '*** Delete File: h2'), { cwd: dir }).catch((x: unknown) => x)
+    expect(e).toMatchObject({ kind: 'duplicate', path: 'h2', line: 3, message: 'patch line 3: h2: is the same file as h1 (patch line 2), a hard link: give each file once' })
+  })
+
+  it('bounds what one patch reads in all, bytes and lines, before reading past it', async () => {
+    const dir = workspace({})
+    const files = Math.floor(MAX_PATCH_READ_BYTES / MAX_FILE_BYTES) + 1
+    for (let i = 0; i < files; i++) writeFileSync(join(dir, `f${i}`), Buffer.alloc(MAX_FILE_BYTES, 'a'))
+    const deletes = Array.from({ length: files }, (_, i) => `*** Delete File: f${i}`)
+    const e = await verifyPatch(patch(...deletes), { cwd: dir }).catch((x: unknown) => x)
+    expect(e).toMatchObject({ kind: 'unreadable', path: `f${files - 1}`, message: expect.stringContaining(`more than the ${MAX_PATCH_READ_BYTES} bytes one patch may`) })
+    writeFileSync(join(dir, 'lines'), '\n'.repeat(MAX_PATCH_READ_LINES + 1))
+    const l = await verifyPatch(patch('*** Delete File: lines'), { cwd: dir }).catch((x: unknown) => x)
+    expect(l).toMatchObject({ kind: 'unreadable', message: expect.stringContaining(`more than the ${MAX_PATCH_READ_LINES} lines one patch may`) })
   })
 })
