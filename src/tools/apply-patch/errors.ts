@@ -31,9 +31,10 @@ export class PatchParseError extends PolicyError {
  * could not be read, or the profile does not let commands read it, or the
  * patch would read more than its budget), `duplicate` (the patch touches
  * the file twice, under one name or through a hard link), `unshowable`
- * (where the path resolves holds a control or bidi character).
+ * (where the path resolves holds a control or bidi character), `changed`
+ * (the path changed while it was verified: a symlink was swapped in).
  */
-export type PatchVerifyKind = 'missing' | 'exists' | 'context' | 'ambiguous' | 'unreadable' | 'duplicate' | 'unshowable'
+export type PatchVerifyKind = 'missing' | 'exists' | 'context' | 'ambiguous' | 'unreadable' | 'duplicate' | 'unshowable' | 'changed'
 
 export class PatchVerifyError extends PolicyError {
   readonly kind: PatchVerifyKind

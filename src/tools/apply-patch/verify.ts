@@ -12,12 +12,15 @@
  * whether a hunk matches would otherwise tell the model something about a
  * file it may not see — and so is a new file there (locate()). Paths are canonical (symlinks resolved): the keys,
  * the permission check and the applier all use where a write really lands.
- * One patch reads each file once and at most MAX_PATCH_READ_BYTES /
+ * The file read (or found absent) is the canonical path checked, not
+ * where a symlink swapped in since then leads (inDir()); a resolved path
+ * the approver could not read as written is refused (mustBeShowable()); and
+ * one patch reads each file once and at most MAX_PATCH_READ_BYTES /
  * MAX_PATCH_READ_LINES in all (Reads).
  */
 import { constants, type BigIntStats } from 'node:fs'
-import { open, stat } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { lstat, open, type FileHandle } from 'node:fs/promises'
+import { basename, dirname, resolve } from 'node:path'
 import { sha256 } from '../../orchestrator/approval/command-key.js'
 import { canonicalPath } from '../../orchestrator/denial/path-rules.js'
 import { PatchVerifyError } from './errors.js'
@@ -148,12 +151,19 @@ function joinLike(oldText: string, lines: readonly string[]): string {
   return lines.join(eol) + final
 }
 
+/**
+ * An add or move target must not exist. Looked at without following it
+ * (a symlink there exists, wherever it leads) and through its directory as
+ * canonicalised (inDir): a symlink swapped into the path would otherwise
+ * answer for a file in a directory commands may not read.
+ */
 async function mustBeAbsent(at: At): Promise<void> {
   try {
-    await stat(at.resolved)
+    await inDir(at, at.resolved, (entry) => lstat(entry))
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return
-    throw new PatchVerifyError('unreadable', at, `cannot check whether it exists (${(e as NodeJS.ErrnoException).code ?? 'error'})`)
+    if (e instanceof PatchVerifyError) throw e
+    if (codeOf(e) === 'ENOENT') return
+    throw new PatchVerifyError('unreadable', at, `cannot check whether it exists (${codeOf(e) ?? 'error'})`)
   }
   throw new PatchVerifyError('exists', at, 'exists already: update it instead of adding it (or delete it first)')
 }
@@ -202,33 +212,105 @@ class Reads {
 }
 
 /**
- * The file's text. Opened first, without blocking, and checked on the
- * open descriptor: a path checked then opened could be swapped in between
- * for a FIFO (an open that never returns) or a device (endless bytes) by a
- * command still running in the sandbox.
+ * The file's text. Opened first, without blocking and through inDir(), and
+ * checked on the open descriptor: a path checked then opened could be
+ * swapped in between for a FIFO (an open that never returns), a device
+ * (endless bytes) or a symlink by a command still running in the sandbox.
  */
 async function readText(at: At, reads: Reads): Promise<string> {
   let buf: Buffer
   try {
-    const fh = await open(at.resolved, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
-    try {
-      const st = await fh.stat({ bigint: true })
-      if (!st.isFile()) throw new PatchVerifyError('missing', at, 'is not a regular file')
-      if (st.size > BigInt(MAX_FILE_BYTES)) throw new PatchVerifyError('unreadable', at, `is ${st.size} bytes, more than the ${MAX_FILE_BYTES} a patch edits`)
-      reads.open(at, st)
-      buf = await fh.readFile()
-    } finally {
-      await fh.close()
-    }
-    if (buf.length > MAX_FILE_BYTES) throw new PatchVerifyError('unreadable', at, `grew past the ${MAX_FILE_BYTES} bytes a patch edits while it was read`)
-    reads.spend(at, buf)
+    buf = await inDir(at, at.resolved, (entry) => readEntry(at, entry, reads))
   } catch (e) {
     if (e instanceof PatchVerifyError) throw e
-    const code = (e as NodeJS.ErrnoException).code
+    const code = codeOf(e)
+    if (code === 'ELOOP') throw changed(at)
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new PatchVerifyError('missing', at, 'does not exist')
     throw new PatchVerifyError('unreadable', at, `cannot be read (${code ?? 'error'})`)
   }
   const text = buf.toString('utf8')
   if (!Buffer.from(text, 'utf8').equals(buf)) throw new PatchVerifyError('unreadable', at, 'is not UTF-8 text: a patch would change bytes it does not mention')
   return text
+}
+
+async function readEntry(at: At, entry: string, reads: Reads): Promise<Buffer> {
+  // O_NOFOLLOW: `entry` names a canonical path, so a symlink there was swapped in after it was checked (ELOOP).
+  const fh = await open(entry, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
+  try {
+    const st = await fh.stat({ bigint: true })
+    if (!st.isFile()) throw new PatchVerifyError('missing', at, 'is not a regular file')
+    if (st.size > BigInt(MAX_FILE_BYTES)) throw new PatchVerifyError('unreadable', at, `is ${st.size} bytes, more than the ${MAX_FILE_BYTES} a patch edits`)
+    reads.open(at, st)
+    const buf = await fh.readFile()
+    if (buf.length > MAX_FILE_BYTES) throw new PatchVerifyError('unreadable', at, `grew past the ${MAX_FILE_BYTES} bytes a patch edits while it was read`)
+    reads.spend(at, buf)
+    return buf
+  } finally {
+    await fh.close()
+  }
+}
+
+/**
+ * Linux: a name is reached inside an open directory through
+ * /proc/self/fd/N/<name> — openat(2) semantics, which node:fs lacks.
+ * Elsewhere paths are opened whole, and only their last name is kept from
+ * following a symlink (O_NOFOLLOW): a symlink a command swaps into a
+ * parent directory between the check and the open is not caught there.
+ */
+const FD_PATHS = process.platform === 'linux'
+/** Linux O_PATH (not in node:fs): a descriptor of the directory itself, needing no read permission on it. */
+const O_PATH = 0o10000000
+const { O_RDONLY, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW, O_DIRECTORY } = constants
+
+/**
+ * `use` given a name that reaches `path` (canonical) through its
+ * directory, opened without following any symlink on the way. A command in
+ * the sandbox can swap a symlink into the path between canonicalPath() and
+ * the open (a renameat2 exchange loop): followed, it would have this
+ * process read a file of a denied directory that the readability check
+ * never saw — a context match, an "ambiguous" line number, a delete's diff
+ * or an "exists" would tell the model about it. canonicalPath() resolved
+ * every symlink, so one met now was swapped in (or leads nowhere).
+ */
+async function inDir<T>(at: At, path: string, use: (entry: string) => Promise<T>): Promise<T> {
+  if (!FD_PATHS) return use(path)
+  const dir = await openDir(at, dirname(path))
+  try {
+    return await use(`/proc/self/fd/${dir.fd}/${basename(path)}`)
+  } finally {
+    await dir.close()
+  }
+}
+
+/** The directory, opened one name at a time from `/`, each inside the one before: what fails is the canonical path's own entry, never a link's target. */
+async function openDir(at: At, dir: string): Promise<FileHandle> {
+  let fh = await open('/', O_PATH | O_DIRECTORY)
+  for (const name of dir.split('/').filter((n) => n !== '')) {
+    const parent = fh
+    try {
+      fh = await openChild(at, parent, name)
+    } finally {
+      await parent.close()
+    }
+  }
+  return fh
+}
+
+/** A directory `name` in `parent`. A symlink fails the open (O_NOFOLLOW: ENOTDIR) and is told from a file by lstat in the same directory. */
+async function openChild(at: At, parent: FileHandle, name: string): Promise<FileHandle> {
+  const entry = `/proc/self/fd/${parent.fd}/${name}`
+  try {
+    return await open(entry, O_PATH | O_DIRECTORY | O_NOFOLLOW)
+  } catch (e) {
+    if (codeOf(e) === 'ENOTDIR' && (await lstat(entry)).isSymbolicLink()) throw changed(at)
+    throw e
+  }
+}
+
+function changed(at: At): PatchVerifyError {
+  return new PatchVerifyError('changed', at, 'a symbolic link is on its path now (it changed while the patch was verified, or leads nowhere): nothing was read; try again once nothing changes it')
+}
+
+function codeOf(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException).code
 }
