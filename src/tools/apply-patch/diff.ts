@@ -52,6 +52,10 @@ function shown(line: string): string {
  */
 export function unifiedDiff(from: string | null, to: string | null, hunks: readonly DiffHunk[]): string {
   const out = [`--- ${from === null ? '/dev/null' : `a/${from}`}`, `+++ ${to === null ? '/dev/null' : `b/${to}`}`]
-  for (const h of hunks) out.push(`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines.map(shown))
+  for (const h of hunks) {
+    out.push(`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`)
+    // One by one, not spread into push(): a hunk of ~120k lines (a deleted file) would overflow the stack.
+    for (const l of h.lines) out.push(shown(l))
+  }
   return `${out.join('\n')}\n`
 }

@@ -28,10 +28,13 @@ export class PatchParseError extends PolicyError {
  * target is not a regular file), `exists` (an add or move target is there
  * already), `context` (a hunk's lines are not in the file), `ambiguous` (they
  * are, more than once, with nothing to tell which), `unreadable` (the file
- * could not be read, or the profile does not let commands read it),
- * `duplicate` (the patch touches the file twice).
+ * could not be read, or the profile does not let commands read it, or the
+ * patch would read more than its budget), `duplicate` (the patch touches
+ * the file twice, under one name or through a hard link), `unshowable`
+ * (where the path resolves holds a control or bidi character), `changed`
+ * (the path changed while it was verified: a symlink was swapped in).
  */
-export type PatchVerifyKind = 'missing' | 'exists' | 'context' | 'ambiguous' | 'unreadable' | 'duplicate'
+export type PatchVerifyKind = 'missing' | 'exists' | 'context' | 'ambiguous' | 'unreadable' | 'duplicate' | 'unshowable' | 'changed'
 
 export class PatchVerifyError extends PolicyError {
   readonly kind: PatchVerifyKind

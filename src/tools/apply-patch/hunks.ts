@@ -40,7 +40,7 @@ export function applyHunks(fileLines: readonly string[], hunks: readonly Hunk[],
   let cursor = 0
   for (const h of hunks) {
     const placed = place(fileLines, h, cursor, where, budget)
-    out.push(...fileLines.slice(cursor, placed.at))
+    copyLines(out, fileLines, cursor, placed.at)
     const newAt = out.length
     const shown: string[] = []
     let k = placed.at
@@ -58,8 +58,17 @@ export function applyHunks(fileLines: readonly string[], hunks: readonly Hunk[],
     levels.push(placed.level)
     cursor = k
   }
-  out.push(...fileLines.slice(cursor))
+  copyLines(out, fileLines, cursor, fileLines.length)
   return { lines: out, hunks: diff, levels }
+}
+
+/**
+ * Appends `from[start..end)` to `to` one by one: spread into push() passes
+ * each line as an argument, and past ~120k lines that overflows the stack
+ * (a RangeError out of the handler aborts the model's whole response).
+ */
+function copyLines(to: string[], from: readonly string[], start: number, end: number): void {
+  for (let i = start; i < end; i++) to.push(from[i] as string)
 }
 
 interface Placed {

@@ -50,9 +50,10 @@ export const MAX_PATCH_BYTES = 8 * 1024 * 1024
  * line), format characters (bidi overrides and isolates, zero-width
  * characters: `evil\u202Etxt.sh` shows as `evilhs.txt`), and the Unicode
  * line and paragraph separators. A path holding one is refused: the
- * approver must read the name that is written.
+ * approver must read the name that is written. verify.ts applies it to
+ * where a path resolves too (a symlink's target is not in the patch).
  */
-const UNSHOWABLE_IN_PATH = /[\p{Cc}\p{Cf}\u2028\u2029]/u
+export const UNSHOWABLE_IN_PATH = /[\p{Cc}\p{Cf}\u2028\u2029]/u
 /**
  * The same for an added line, where text is free but must still show as
  * what is written (Trojan Source, CVE-2021-42574): controls other than tab

@@ -12,17 +12,23 @@
  * whether a hunk matches would otherwise tell the model something about a
  * file it may not see — and so is a new file there (locate()). Paths are canonical (symlinks resolved): the keys,
  * the permission check and the applier all use where a write really lands.
+ * The file read (or found absent) is the canonical path checked, not
+ * where a symlink swapped in since then leads (inDir()); a resolved path
+ * the approver could not read as written is refused (mustBeShowable()); and
+ * one patch reads each file once and at most MAX_PATCH_READ_BYTES /
+ * MAX_PATCH_READ_LINES in all (Reads).
  */
-import { constants } from 'node:fs'
-import { open, stat } from 'node:fs/promises'
-import { resolve } from 'node:path'
+import { constants, type BigIntStats } from 'node:fs'
+import { lstat, open, type FileHandle } from 'node:fs/promises'
+import { basename, dirname, resolve } from 'node:path'
 import { sha256 } from '../../orchestrator/approval/command-key.js'
 import { canonicalPath } from '../../orchestrator/denial/path-rules.js'
 import { PatchVerifyError } from './errors.js'
 import { applyHunks } from './hunks.js'
 import { diffHunk, textLines, unifiedDiff, type DiffHunk } from './diff.js'
 import { Budget, type MatchLevel } from './match.js'
-import type { FileOp, Patch } from './parser.js'
+import { UNSHOWABLE_IN_PATH, type FileOp, type Patch } from './parser.js'
+import { quote } from '../../orchestrator/text.js'
 
 export interface FileChange {
   readonly kind: 'add' | 'delete' | 'update'
@@ -61,13 +67,14 @@ export async function verifyPatch(patch: Patch, options: VerifyOptions): Promise
   const cwd = resolve(options.cwd)
   const seen = new Map<string, number>()
   const budget = new Budget()
+  const reads = new Reads()
   const changes: FileChange[] = []
   for (const op of patch.ops) {
     const at = locate(op.path, op.line, cwd, options)
     claim(seen, at)
     const moveTo = op.kind === 'update' && op.moveTo ? locate(op.moveTo.path, op.moveTo.line, cwd, options) : undefined
     if (moveTo) claim(seen, moveTo)
-    changes.push(await verifyOp(op, at, moveTo, budget))
+    changes.push(await verifyOp(op, at, moveTo, budget, reads))
   }
   return { cwd, changes, paths: changes.flatMap((c) => (c.moveTo ? [c.resolved, c.moveTo.resolved] : [c.resolved])) }
 }
@@ -87,7 +94,18 @@ function locate(path: string, line: number, cwd: string, options: VerifyOptions)
   mustBeReadable(written, options)
   const at = { ...written, resolved: canonicalPath(written.resolved) }
   mustBeReadable(at, options)
+  mustBeShowable(at)
   return at
+}
+
+/**
+ * The approver is shown where a path resolves. The parser refuses control
+ * and bidi characters in the patch's own paths, but a symlink a sandboxed
+ * command made (`docs -> "x\e[2K\rREADME.md (unchanged)"`) would bring them
+ * back through its target's name and rewrite the approver's line.
+ */
+function mustBeShowable(at: At): void {
+  if (UNSHOWABLE_IN_PATH.test(at.resolved)) throw new PatchVerifyError('unshowable', at, `resolves to ${quote(at.resolved)}, a path with a control, invisible or bidirectional-format character: the approver could not read where it is written`)
 }
 
 function mustBeReadable(at: At, options: VerifyOptions): void {
@@ -101,14 +119,14 @@ function claim(seen: Map<string, number>, at: At): void {
   seen.set(at.resolved, at.line)
 }
 
-async function verifyOp(op: FileOp, at: At, moveTo: At | undefined, budget: Budget): Promise<FileChange> {
+async function verifyOp(op: FileOp, at: At, moveTo: At | undefined, budget: Budget, reads: Reads): Promise<FileChange> {
   if (op.kind === 'add') {
     await mustBeAbsent(at)
     const lines = textLines(op.content)
     const hunks = lines.length ? [diffHunk(0, 0, lines.map((l) => `+${l}`))] : []
     return { kind: 'add', path: op.path, resolved: at.resolved, newText: op.content, hunks, diff: unifiedDiff(null, op.path, hunks) }
   }
-  const oldText = await readText(at)
+  const oldText = await readText(at, reads)
   const oldSha256 = sha256(oldText)
   if (op.kind === 'delete') {
     const lines = textLines(oldText)
@@ -133,45 +151,166 @@ function joinLike(oldText: string, lines: readonly string[]): string {
   return lines.join(eol) + final
 }
 
+/**
+ * An add or move target must not exist. Looked at without following it
+ * (a symlink there exists, wherever it leads) and through its directory as
+ * canonicalised (inDir): a symlink swapped into the path would otherwise
+ * answer for a file in a directory commands may not read.
+ */
 async function mustBeAbsent(at: At): Promise<void> {
   try {
-    await stat(at.resolved)
+    await inDir(at, at.resolved, (entry) => lstat(entry))
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return
-    throw new PatchVerifyError('unreadable', at, `cannot check whether it exists (${(e as NodeJS.ErrnoException).code ?? 'error'})`)
+    if (e instanceof PatchVerifyError) throw e
+    if (codeOf(e) === 'ENOENT') return
+    throw new PatchVerifyError('unreadable', at, `cannot check whether it exists (${codeOf(e) ?? 'error'})`)
   }
   throw new PatchVerifyError('exists', at, 'exists already: update it instead of adding it (or delete it first)')
 }
 
 /** A file larger than this is not patched: its text is held, diffed and sent to the applier. */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024
+/**
+ * What one patch may read in all (update and delete targets together):
+ * each file read is held as text and lines, diffed and kept in the plan,
+ * so a patch of many large files — or of hard links to one — would fill
+ * this process's heap (a 2 KB patch of 120 deletes of 16 MiB files did).
+ */
+export const MAX_PATCH_READ_BYTES = 64 * 1024 * 1024
+export const MAX_PATCH_READ_LINES = 2_000_000
 
 /**
- * The file's text. Opened first, without blocking, and checked on the
- * open descriptor: a path checked then opened could be swapped in between
- * for a FIFO (an open that never returns) or a device (endless bytes) by a
- * command still running in the sandbox.
+ * The files one patch reads, and what is left of its budget. An inode is
+ * read once: two names of one file (hard links) are refused, as the same
+ * name twice is (claim()).
  */
-async function readText(at: At): Promise<string> {
+class Reads {
+  bytes = MAX_PATCH_READ_BYTES
+  lines = MAX_PATCH_READ_LINES
+  private readonly inodes = new Map<string, At>()
+
+  /** Before reading: not a file read already, and its size fits what is left. */
+  open(at: At, st: BigIntStats): void {
+    const key = `${st.dev}:${st.ino}`
+    const before = this.inodes.get(key)
+    if (before) throw new PatchVerifyError('duplicate', at, `is the same file as ${before.path} (patch line ${before.line}), a hard link: give each file once`)
+    this.inodes.set(key, at)
+    if (st.size > BigInt(this.bytes)) throw this.over(at, `${MAX_PATCH_READ_BYTES} bytes`)
+  }
+
+  /** After reading: its bytes and lines are spent. */
+  spend(at: At, buf: Buffer): void {
+    this.bytes -= buf.length
+    if (this.bytes < 0) throw this.over(at, `${MAX_PATCH_READ_BYTES} bytes`)
+    for (let i = buf.indexOf(10); i !== -1 && this.lines >= 0; i = buf.indexOf(10, i + 1)) this.lines--
+    if (this.lines < 0) throw this.over(at, `${MAX_PATCH_READ_LINES} lines`)
+  }
+
+  private over(at: At, what: string): PatchVerifyError {
+    return new PatchVerifyError('unreadable', at, `with the files before it, the patch would read more than the ${what} one patch may: split it into smaller patches`)
+  }
+}
+
+/**
+ * The file's text. Opened first, without blocking and through inDir(), and
+ * checked on the open descriptor: a path checked then opened could be
+ * swapped in between for a FIFO (an open that never returns), a device
+ * (endless bytes) or a symlink by a command still running in the sandbox.
+ */
+async function readText(at: At, reads: Reads): Promise<string> {
   let buf: Buffer
   try {
-    const fh = await open(at.resolved, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY)
-    try {
-      const st = await fh.stat()
-      if (!st.isFile()) throw new PatchVerifyError('missing', at, 'is not a regular file')
-      if (st.size > MAX_FILE_BYTES) throw new PatchVerifyError('unreadable', at, `is ${st.size} bytes, more than the ${MAX_FILE_BYTES} a patch edits`)
-      buf = await fh.readFile()
-    } finally {
-      await fh.close()
-    }
-    if (buf.length > MAX_FILE_BYTES) throw new PatchVerifyError('unreadable', at, `grew past the ${MAX_FILE_BYTES} bytes a patch edits while it was read`)
+    buf = await inDir(at, at.resolved, (entry) => readEntry(at, entry, reads))
   } catch (e) {
     if (e instanceof PatchVerifyError) throw e
-    const code = (e as NodeJS.ErrnoException).code
+    const code = codeOf(e)
+    if (code === 'ELOOP') throw changed(at)
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new PatchVerifyError('missing', at, 'does not exist')
     throw new PatchVerifyError('unreadable', at, `cannot be read (${code ?? 'error'})`)
   }
   const text = buf.toString('utf8')
   if (!Buffer.from(text, 'utf8').equals(buf)) throw new PatchVerifyError('unreadable', at, 'is not UTF-8 text: a patch would change bytes it does not mention')
   return text
+}
+
+async function readEntry(at: At, entry: string, reads: Reads): Promise<Buffer> {
+  // O_NOFOLLOW: `entry` names a canonical path, so a symlink there was swapped in after it was checked (ELOOP).
+  const fh = await open(entry, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW)
+  try {
+    const st = await fh.stat({ bigint: true })
+    if (!st.isFile()) throw new PatchVerifyError('missing', at, 'is not a regular file')
+    if (st.size > BigInt(MAX_FILE_BYTES)) throw new PatchVerifyError('unreadable', at, `is ${st.size} bytes, more than the ${MAX_FILE_BYTES} a patch edits`)
+    reads.open(at, st)
+    const buf = await fh.readFile()
+    if (buf.length > MAX_FILE_BYTES) throw new PatchVerifyError('unreadable', at, `grew past the ${MAX_FILE_BYTES} bytes a patch edits while it was read`)
+    reads.spend(at, buf)
+    return buf
+  } finally {
+    await fh.close()
+  }
+}
+
+/**
+ * Linux: a name is reached inside an open directory through
+ * /proc/self/fd/N/<name> — openat(2) semantics, which node:fs lacks.
+ * Elsewhere paths are opened whole, and only their last name is kept from
+ * following a symlink (O_NOFOLLOW): a symlink a command swaps into a
+ * parent directory between the check and the open is not caught there.
+ */
+const FD_PATHS = process.platform === 'linux'
+/** Linux O_PATH (not in node:fs): a descriptor of the directory itself, needing no read permission on it. */
+const O_PATH = 0o10000000
+const { O_RDONLY, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW, O_DIRECTORY } = constants
+
+/**
+ * `use` given a name that reaches `path` (canonical) through its
+ * directory, opened without following any symlink on the way. A command in
+ * the sandbox can swap a symlink into the path between canonicalPath() and
+ * the open (a renameat2 exchange loop): followed, it would have this
+ * process read a file of a denied directory that the readability check
+ * never saw — a context match, an "ambiguous" line number, a delete's diff
+ * or an "exists" would tell the model about it. canonicalPath() resolved
+ * every symlink, so one met now was swapped in (or leads nowhere).
+ */
+async function inDir<T>(at: At, path: string, use: (entry: string) => Promise<T>): Promise<T> {
+  if (!FD_PATHS) return use(path)
+  const dir = await openDir(at, dirname(path))
+  try {
+    return await use(`/proc/self/fd/${dir.fd}/${basename(path)}`)
+  } finally {
+    await dir.close()
+  }
+}
+
+/** The directory, opened one name at a time from `/`, each inside the one before: what fails is the canonical path's own entry, never a link's target. */
+async function openDir(at: At, dir: string): Promise<FileHandle> {
+  let fh = await open('/', O_PATH | O_DIRECTORY)
+  for (const name of dir.split('/').filter((n) => n !== '')) {
+    const parent = fh
+    try {
+      fh = await openChild(at, parent, name)
+    } finally {
+      await parent.close()
+    }
+  }
+  return fh
+}
+
+/** A directory `name` in `parent`. A symlink fails the open (O_NOFOLLOW: ENOTDIR) and is told from a file by lstat in the same directory. */
+async function openChild(at: At, parent: FileHandle, name: string): Promise<FileHandle> {
+  const entry = `/proc/self/fd/${parent.fd}/${name}`
+  try {
+    return await open(entry, O_PATH | O_DIRECTORY | O_NOFOLLOW)
+  } catch (e) {
+    if (codeOf(e) === 'ENOTDIR' && (await lstat(entry)).isSymbolicLink()) throw changed(at)
+    throw e
+  }
+}
+
+function changed(at: At): PatchVerifyError {
+  return new PatchVerifyError('changed', at, 'a symbolic link is on its path now (it changed while the patch was verified, or leads nowhere): nothing was read; try again once nothing changes it')
+}
+
+function codeOf(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException).code
 }

