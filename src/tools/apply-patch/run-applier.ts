@@ -4,7 +4,7 @@
  * Node and the package are readable in both Linux modes (namespace mode
  * binds the host read-only); a profile that cannot read them makes the
  * helper fail to start, which is reported, never worked around by writing
- * from this process.
+ * from this process. A run is bounded (APPLIER_TIMEOUT_MS).
  *
  * A step the sandbox refused (EACCES, EPERM, EROFS on a path the attempt's
  * profile does not let it write) becomes a structured denial, so the
@@ -37,8 +37,17 @@ export interface ApplierRun {
 
 export interface ApplierRunOptions {
   readonly signal?: AbortSignal
+  /** Bound on the helper's run (ms); default APPLIER_TIMEOUT_MS. */
   readonly timeout?: number
 }
+
+/**
+ * The default bound on one run of the helper (ms): it reads and writes a
+ * few files, so a minute means it is stuck (a file it blocks on that no
+ * check caught): stopped, the lines it printed say what was applied, and
+ * the dispatcher's write lock (apply_patch is not parallel) is given back.
+ */
+export const APPLIER_TIMEOUT_MS = 60_000
 
 /**
  * The applier's code, read once when cordon loads — with the rest of its
@@ -78,7 +87,7 @@ export async function runApplier(sandbox: Sandbox, steps: readonly ApplierStep[]
     input: JSON.stringify(input),
     env: { NODE_OPTIONS: '' },
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.timeout ? { timeout: options.timeout } : {}),
+    timeout: options.timeout || APPLIER_TIMEOUT_MS,
   })
   return { lines: readApplierLines(result.stdout), result }
 }
