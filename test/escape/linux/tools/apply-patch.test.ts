@@ -11,7 +11,7 @@
  * without the sandbox succeeds (the baseline).
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { chownSync, copyFileSync, existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -37,12 +37,12 @@ interface RaceReply extends OrchReply {
 const raceDriver = join(dirname(fileURLToPath(import.meta.url)), 'patch-driver.mjs')
 
 /**
- * patch-driver.mjs as the identity: the job's `swap` (an
+ * patch-driver.mjs as the identity, run by `node`: the job's `swap` (an
  * argv) runs confined in the workspace while the first approval is
  * pending — deterministic, as a sandboxed session could do it meanwhile.
  */
-function runRace(identity: Identity, home: string, job: Record<string, unknown>): Promise<RaceReply> {
-  const [file, ...args] = identity.wrap([process.execPath, raceDriver])
+function runRace(identity: Identity, home: string, job: Record<string, unknown>, node = process.execPath): Promise<RaceReply> {
+  const [file, ...args] = identity.wrap([node, raceDriver])
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C', ...identity.env }
   const child = spawn(file!, args, { env, stdio: ['pipe', 'pipe', 'pipe'], timeout: 60_000 })
   let out = ''
@@ -210,8 +210,8 @@ describeEscape('apply_patch (issue 14)', (identity: Identity, mode) => {
   })
 
   describe('after approval, the helper writes only the paths the approver saw', () => {
-    const race = (work: string, text: string, swap: string[]) =>
-      runRace(identity, t.home, { options: { sandbox: sandbox(work), approvalMode: 'on-request' }, answers: ['approved', 'approved'], swap, requests: [{ command: ['apply_patch', text] }] })
+    const race = (work: string, text: string, swap: string[], node?: string) =>
+      runRace(identity, t.home, { options: { sandbox: sandbox(work), approvalMode: 'on-request' }, answers: ['approved', 'approved'], swap, requests: [{ command: ['apply_patch', text] }] }, node)
 
     it('a directory turned into a symlink to the widened root while the approval is pending: the write through it fails, nothing lands there (red team F2)', async () => {
       const w = ws()
@@ -255,6 +255,20 @@ describeEscape('apply_patch (issue 14)', (identity: Identity, mode) => {
         ['f', 'failed', 'ECHANGED'],
       ])
       expect(out.text).toContain(`${join(w.work, 'f')} is no longer a regular file; nothing written to it`)
+    })
+
+    it('a node binary inside a write root is refused: a sandboxed command could have replaced it, and the patch would run it with the widened root (red team F9)', async () => {
+      const w = ws()
+      const node = join(t.dir(`p${w.i}/work/bin`), 'node')
+      copyFileSync(realpathSync(process.execPath), node)
+      if (process.getuid?.() === 0) chownSync(node, identity.uid, identity.gid)
+      const r = await race(w.work, patch(`*** Add File: ${join(w.out, 'notes.txt')}`, '+notes'), ['true'], node)
+      expect(r.execPath).toBe(node)
+      const out = patchOutput(r)
+      expect(out).toMatchObject({ ok: false, status: 'error' })
+      expect(out.text).toContain(`the node binary that runs the apply_patch helper (${node}) lies inside the write root ${w.work}`)
+      expect(r.outcomes[0]!.attempts).toMatchObject([{ error: { code: 'E_LOAD' } }])
+      expect(readdirSync(w.out)).toEqual([])
     })
   })
 })

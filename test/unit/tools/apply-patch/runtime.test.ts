@@ -6,8 +6,8 @@
  * asked, with which keys and prompt class, what each attempt may write,
  * and what the report says.
  */
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { applySteps, type ApplierInput, type ApplierLine } from '../../../../src/tools/apply-patch/applier.js'
 import { applyPatch } from '../../../../src/tools/apply-patch/apply-patch.js'
@@ -343,6 +343,16 @@ describe('the apply_patch tool, dispatched from a scripted model', () => {
     // A caller of applyPatch() that gives no timeout gets the same bound.
     await applyPatch(orchestrator, patch('*** Add File: v', '+3'))
     expect(fake.runs.map((x) => x.runOptions?.timeout)).toEqual([APPLIER_TIMEOUT_MS, APPLIER_TIMEOUT_MS])
+  })
+
+  it('refuses to run the helper with a node binary inside a write root of the attempt: a sandboxed command could have replaced it (red team F9)', async () => {
+    const node = realpathSync(process.execPath)
+    const router = new ToolRouter([applyPatchTool])
+    const { dispatcher, fake } = setupDispatch({}, { onApproval: () => 'approved', sandbox: { profile: 'workspace-write', cwd: dir('ws'), write: [dirname(node)] } })
+    const err = await dispatcher.handleResponse(router.buildStep(), [custom('c1', patch('*** Add File: t', '+1'))]).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ToolSetupError)
+    expect((err as ToolSetupError).setup).toMatchObject({ code: 'E_LOAD', message: expect.stringContaining(`the node binary that runs the apply_patch helper (${node}) lies inside the write root ${dirname(node)}`) })
+    expect(fake.runs).toEqual([])
   })
 
   it('a setup error after an earlier attempt changed files is a result that says what was applied, not a ToolSetupError', () => {
