@@ -127,6 +127,15 @@ function named<T>(p: string, shown: string, fn: (p: string) => T): T {
 
 const fdPath = (fd: number) => `/proc/self/fd/${fd}`
 
+/** Where the kernel says `fd` is; undefined without a usable /proc. */
+function kernelName(fd: number): string | undefined {
+  try {
+    return readlinkSync(fdPath(fd))
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Linux: the directory as an O_PATH descriptor, reached from / one
  * component at a time (O_NOFOLLOW|O_DIRECTORY: a symlink is refused, not
@@ -140,7 +149,7 @@ function pinnedDir(path: string, create: boolean): Dir {
   let fd = openSync('/', O_PATH | O_DIRECTORY)
   const at = () => readlinkSync(fdPath(fd))
   try {
-    if (at() !== '/') throw new StepError('ENOPROC', `${path}: /proc is not usable in the sandbox, so the helper cannot hold directories; nothing written there`)
+    if (kernelName(fd) !== '/') throw new StepError('ENOPROC', `${path}: /proc is not usable in the sandbox, so the helper cannot hold directories; nothing written there`)
     let here = '/'
     for (const part of path.split('/').filter(Boolean)) {
       const child = openChild(fd, part, join(here, part), create)
