@@ -4,19 +4,21 @@
  * Node and the package are readable in both Linux modes (namespace mode
  * binds the host read-only); a profile that cannot read them makes the
  * helper fail to start, which is reported, never worked around by writing
- * from this process.
+ * from this process. node must lie outside every write root of the
+ * attempt (applierNode()), and a run is bounded (APPLIER_TIMEOUT_MS).
  *
  * A step the sandbox refused (EACCES, EPERM, EROFS on a path the attempt's
  * profile does not let it write) becomes a structured denial, so the
  * orchestrator can offer its one wider retry on the same terms as for a
  * command (a protected path is never widened: widen.ts).
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { LoadError } from '../../errors.js'
 import { packageRoot } from '../../native/load.js'
 import type { Denial } from '../../orchestrator/denial/denial.js'
-import { writeRuleFor } from '../../orchestrator/denial/path-rules.js'
+import { isUnder, writeRuleFor } from '../../orchestrator/denial/path-rules.js'
+import type { Enforcement } from '../../platform/enforcement.js'
 import type { Sandbox } from '../../sandbox/sandbox.js'
 import type { SandboxResult } from '../../sandbox/result.js'
 import type { ApplierInput, ApplierLine, ApplierStep } from './applier.js'
@@ -37,8 +39,17 @@ export interface ApplierRun {
 
 export interface ApplierRunOptions {
   readonly signal?: AbortSignal
+  /** Bound on the helper's run (ms); default APPLIER_TIMEOUT_MS. */
   readonly timeout?: number
 }
+
+/**
+ * The default bound on one run of the helper (ms): it reads and writes a
+ * few files, so a minute means it is stuck (a file it blocks on that no
+ * check caught): stopped, the lines it printed say what was applied, and
+ * the dispatcher's write lock (apply_patch is not parallel) is given back.
+ */
+export const APPLIER_TIMEOUT_MS = 60_000
 
 /**
  * The applier's code, read once when cordon loads — with the rest of its
@@ -64,21 +75,43 @@ try {
   // Not built yet: the first patch loads it, or throws the LoadError.
 }
 
-/** The argv that runs the applier (a LoadError when the package was not built). */
-export function applierArgv(): string[] {
+/**
+ * The node binary that runs the applier, for a sandbox with these write
+ * roots. node is executed by path at each patch, after the commands of the
+ * session ran: when a write root covers it (a node inside the workspace), a
+ * sandboxed command could replace it, and the next patch — approved for
+ * its diff, maybe with a write root widened for it — would run the
+ * command's program with those roots (red team F9). Refused then, as a
+ * LoadError naming the fix; unless a root is `/` or nothing confines the
+ * filesystem (a command can write anywhere already: nothing to protect).
+ */
+export function applierNode(fs: Pick<Enforcement['filesystem'], 'confined' | 'writeRoots'>): string {
+  const node = realpathSync(process.execPath)
+  if (!fs.confined || fs.writeRoots.includes('/')) return node
+  const root = fs.writeRoots.find((r) => isUnder(node, r))
+  if (root === undefined) return node
+  throw new LoadError(
+    `the node binary that runs the apply_patch helper (${node}) lies inside the write root ${root}: a sandboxed command could have replaced it, and a patch would run it with the write roots approved for the patch`,
+    [node],
+    'run the agent with a node installed outside the workspace and every other write root (e.g. the system one, or one under ~/.nvm when the workspace is a project below ~)',
+  )
+}
+
+/** The argv that runs the applier (a LoadError when the package was not built, or when `writeRoots` cover node: applierNode()). */
+export function applierArgv(fs: Pick<Enforcement['filesystem'], 'confined' | 'writeRoots'>): string[] {
   const a = loadApplier()
-  return [process.execPath, '--input-type=module', '-e', a.code, a.path]
+  return [applierNode(fs), '--input-type=module', '-e', a.code, a.path]
 }
 
 export async function runApplier(sandbox: Sandbox, steps: readonly ApplierStep[], options: ApplierRunOptions = {}): Promise<ApplierRun> {
-  const argv = applierArgv()
+  const argv = applierArgv(sandbox.report().filesystem)
   const input: ApplierInput = { version: 1, steps }
   // NODE_OPTIONS from the environment could make node load other code (`--require`) before the helper.
   const result = await sandbox.run(argv, {
     input: JSON.stringify(input),
     env: { NODE_OPTIONS: '' },
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.timeout ? { timeout: options.timeout } : {}),
+    timeout: options.timeout || APPLIER_TIMEOUT_MS,
   })
   return { lines: readApplierLines(result.stdout), result }
 }

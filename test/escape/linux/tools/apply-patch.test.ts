@@ -10,10 +10,11 @@
  * unconfined Node process — the same write made by the same identity
  * without the sandbox succeeds (the baseline).
  */
-import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { execFileSync, spawn } from 'node:child_process'
+import { chownSync, copyFileSync, existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { describeEscape } from '../../../helpers/escape.js'
 import type { Identity } from '../../../helpers/identity.js'
 import { makeTree, type Tree } from '../../../helpers/tree.js'
@@ -26,6 +27,39 @@ interface PatchOutput {
   status: string
   text: string
   report?: { ok: boolean; files: { path: string; status: string; error?: { code: string } }[] }
+}
+
+interface RaceReply extends OrchReply {
+  swap?: { exitCode: number | null; stdout: string; stderr: string }
+  execPath: string
+}
+
+const raceDriver = join(dirname(fileURLToPath(import.meta.url)), 'patch-driver.mjs')
+
+/**
+ * patch-driver.mjs as the identity, run by `node`: the job's `swap` (an
+ * argv) runs confined in the workspace while the first approval is
+ * pending — deterministic, as a sandboxed session could do it meanwhile.
+ */
+function runRace(identity: Identity, home: string, job: Record<string, unknown>, node = process.execPath): Promise<RaceReply> {
+  const [file, ...args] = identity.wrap([node, raceDriver])
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C', ...identity.env }
+  const child = spawn(file!, args, { env, stdio: ['pipe', 'pipe', 'pipe'], timeout: 60_000 })
+  let out = ''
+  let err = ''
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()))
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+  child.stdin.end(JSON.stringify(job))
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop() ?? '') as RaceReply)
+      } catch {
+        reject(new Error(`patch driver (${identity.name}) exited ${code ?? signal} without a reply; stdout: ${out}; stderr: ${err}`))
+      }
+    })
+  })
 }
 
 function patchOutput(r: OrchReply, i = 0): PatchOutput {
@@ -173,5 +207,68 @@ describeEscape('apply_patch (issue 14)', (identity: Identity, mode) => {
     expect(patchOutput(r)).toMatchObject({ ok: false, status: 'invalid' })
     expect(r.asked).toHaveLength(0)
     expect(existsSync(join(w.work, 'b.txt'))).toBe(false)
+  })
+
+  describe('after approval, the helper writes only the paths the approver saw', () => {
+    const race = (work: string, text: string, swap: string[], node?: string) =>
+      runRace(identity, t.home, { options: { sandbox: sandbox(work), approvalMode: 'on-request' }, answers: ['approved', 'approved'], swap, requests: [{ command: ['apply_patch', text] }] }, node)
+
+    it('a directory turned into a symlink to the widened root while the approval is pending: the write through it fails, nothing lands there (red team F2)', async () => {
+      const w = ws()
+      const r = await race(w.work, patch(`*** Add File: ${join(w.out, 'notes.txt')}`, '+notes', '*** Add File: sub/run.sh', '+#!/bin/sh'), ['ln', '-s', w.out, 'sub'])
+      expect(r.swap).toMatchObject({ exitCode: 0 })
+      // The approver saw ws/sub/run.sh, with ws/sub not there yet.
+      expect(r.asked[0]).toMatchObject({ promptClass: 'escalation', widening: { write: [w.out] } })
+      const out = patchOutput(r)
+      expect(out.report?.files.map((f) => [f.path, f.status, f.error?.code])).toEqual([
+        [join(w.out, 'notes.txt'), 'applied', undefined],
+        ['sub/run.sh', 'failed', 'EREDIRECT'],
+      ])
+      expect(out.text).toContain(`FAILED add sub/run.sh: EREDIRECT (${join(w.work, 'sub')} changed after approval: it now leads to ${w.out}; nothing written there)`)
+      expect(readdirSync(w.out)).toEqual(['notes.txt'])
+    })
+
+    it('the same for an update: the copy in the widened root is not overwritten', async () => {
+      const w = ws()
+      t.file(`p${w.i}/work/sub/config`, 'safe=1\n')
+      const real = t.file(`p${w.i}/out/config`, 'safe=1\n')
+      const r = await race(w.work, patch(`*** Add File: ${join(w.out, 'notes.txt')}`, '+notes', '*** Update File: sub/config', '@@', '-safe=1', '+safe=0'), ['sh', '-c', `mv sub sub.old && ln -s ${w.out} sub`])
+      expect(r.swap).toMatchObject({ exitCode: 0 })
+      const out = patchOutput(r)
+      expect(out.report?.files.map((f) => [f.path, f.status, f.error?.code])).toEqual([
+        [join(w.out, 'notes.txt'), 'applied', undefined],
+        ['sub/config', 'failed', 'EREDIRECT'],
+      ])
+      expect(readFileSync(real, 'utf8')).toBe('safe=1\n')
+      expect(readFileSync(join(w.work, 'sub.old/config'), 'utf8')).toBe('safe=1\n')
+    })
+
+    it('a file swapped for a FIFO while the approval is pending fails its step at once; the call returns (red team F4)', async () => {
+      const w = ws()
+      t.file(`p${w.i}/work/f`, 'one\n')
+      const r = await race(w.work, patch('*** Add File: first.txt', '+1', '*** Update File: f', '@@', '-one', '+two'), ['sh', '-c', 'rm f && mkfifo f'])
+      expect(r.swap).toMatchObject({ exitCode: 0 })
+      const out = patchOutput(r)
+      expect(out.status).toBe('completed')
+      expect(out.report?.files.map((f) => [f.path, f.status, f.error?.code])).toEqual([
+        ['first.txt', 'applied', undefined],
+        ['f', 'failed', 'ECHANGED'],
+      ])
+      expect(out.text).toContain(`${join(w.work, 'f')} is no longer a regular file; nothing written to it`)
+    })
+
+    it('a node binary inside a write root is refused: a sandboxed command could have replaced it, and the patch would run it with the widened root (red team F9)', async () => {
+      const w = ws()
+      const node = join(t.dir(`p${w.i}/work/bin`), 'node')
+      copyFileSync(realpathSync(process.execPath), node)
+      if (process.getuid?.() === 0) chownSync(node, identity.uid, identity.gid)
+      const r = await race(w.work, patch(`*** Add File: ${join(w.out, 'notes.txt')}`, '+notes'), ['true'], node)
+      expect(r.execPath).toBe(node)
+      const out = patchOutput(r)
+      expect(out).toMatchObject({ ok: false, status: 'error' })
+      expect(out.text).toContain(`the node binary that runs the apply_patch helper (${node}) lies inside the write root ${w.work}`)
+      expect(r.outcomes[0]!.attempts).toMatchObject([{ error: { code: 'E_LOAD' } }])
+      expect(readdirSync(w.out)).toEqual([])
+    })
   })
 })

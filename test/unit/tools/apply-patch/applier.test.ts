@@ -2,7 +2,8 @@
  * The applier's steps, run here directly on a temp dir (the escape tests
  * run it inside the real sandbox), and the report read back from its lines.
  */
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { applySteps, type ApplierLine } from '../../../../src/tools/apply-patch/applier.js'
@@ -123,5 +124,78 @@ describe('applier', () => {
     const lines = apply(steps)
     expect(lines).toHaveLength(1)
     expect(existsSync(join(dir, 'h'))).toBe(false)
+  })
+
+  describe('writes only the paths of the plan: a swap after verification (while the approval is pending) fails the step', () => {
+    it('a new file whose parent directory became a symlink (red team F2: into a widened root) is not created through it', async () => {
+      const dir = tempDir('applier-')
+      const outside = tempDir('applier-out-')
+      const { plan, steps } = await planIn(dir, '*** Add File: fine.txt', '+1', '*** Add File: sub/run.sh', '+#!/bin/sh', '*** Add File: after.txt', '+2')
+      symlinkSync(outside, join(dir, 'sub'))
+      const lines = apply(steps)
+      expect(lines).toEqual([
+        { step: 0, status: 'applied' },
+        { step: 1, status: 'failed', error: { code: 'EREDIRECT', message: `${join(dir, 'sub')} changed after approval: it now leads to ${outside}; nothing written there` } },
+      ])
+      expect(readdirSync(outside)).toEqual([])
+      expect(reportText(reportOf(plan, steps, lines))).toContain(`FAILED add sub/run.sh: EREDIRECT (${join(dir, 'sub')} changed after approval`)
+    })
+
+    it('nor deeper: a directory made on the way is checked too, and a link further up is refused before anything is made', async () => {
+      const dir = tempDir('applier-')
+      const outside = tempDir('applier-out-')
+      mkdirSync(join(dir, 'a'))
+      const { steps } = await planIn(dir, '*** Add File: a/b/c/f', '+1')
+      rmSync(join(dir, 'a'), { recursive: true })
+      symlinkSync(outside, join(dir, 'a'))
+      expect(apply(steps)).toEqual([{ step: 0, status: 'failed', error: expect.objectContaining({ code: 'EREDIRECT' }) }])
+      expect(readdirSync(outside)).toEqual([])
+    })
+
+    it('an update or removal whose directory was swapped for a link to a copy elsewhere leaves that copy alone', async () => {
+      const dir = tempDir('applier-')
+      const outside = tempDir('applier-out-')
+      mkdirSync(join(dir, 'sub'))
+      writeFileSync(join(dir, 'sub/config'), 'safe=1\n')
+      writeFileSync(join(dir, 'sub/gone'), 'x\n')
+      writeFileSync(join(outside, 'config'), 'safe=1\n')
+      writeFileSync(join(outside, 'gone'), 'x\n')
+      for (const op of [['*** Update File: sub/config', '@@', '-safe=1', '+safe=0'], ['*** Delete File: sub/gone']]) {
+        const { steps } = await planIn(dir, ...op)
+        renameSync(join(dir, 'sub'), join(dir, 'sub.old'))
+        symlinkSync(outside, join(dir, 'sub'))
+        expect(apply(steps)).toEqual([{ step: 0, status: 'failed', error: expect.objectContaining({ code: 'EREDIRECT', message: expect.stringContaining(`it now leads to ${outside}`) }) }])
+        rmSync(join(dir, 'sub'))
+        renameSync(join(dir, 'sub.old'), join(dir, 'sub'))
+      }
+      expect(readFileSync(join(outside, 'config'), 'utf8')).toBe('safe=1\n')
+      expect(readdirSync(outside).sort()).toEqual(['config', 'gone'])
+    })
+
+    it('a file swapped for a symlink to a copy elsewhere is refused, not written through', async () => {
+      const dir = tempDir('applier-')
+      const outside = tempDir('applier-out-')
+      writeFileSync(join(dir, 'f'), 'one\n')
+      writeFileSync(join(outside, 'f'), 'one\n')
+      const { steps } = await planIn(dir, '*** Update File: f', '@@', '-one', '+two')
+      rmSync(join(dir, 'f'))
+      symlinkSync(join(outside, 'f'), join(dir, 'f'))
+      expect(apply(steps)).toEqual([{ step: 0, status: 'failed', error: expect.objectContaining({ code: 'EREDIRECT', message: expect.stringContaining(`it now leads to ${join(outside, 'f')}`) }) }])
+      expect(readFileSync(join(outside, 'f'), 'utf8')).toBe('one\n')
+    })
+
+    it('a file swapped for a FIFO fails the step at once instead of blocking on it (red team F4)', async () => {
+      const dir = tempDir('applier-')
+      writeFileSync(join(dir, 'f'), 'one\n')
+      writeFileSync(join(dir, 'g'), 'g\n')
+      for (const op of [['*** Update File: f', '@@', '-one', '+two'], ['*** Update File: g', '*** Move to: h']]) {
+        const { steps } = await planIn(dir, ...op)
+        const target = op[0]!.split(': ')[1]!
+        rmSync(join(dir, target))
+        execFileSync('mkfifo', [join(dir, target)])
+        expect(apply(steps)).toEqual([{ step: 0, status: 'failed', error: { code: 'ECHANGED', message: `${join(dir, target)} is no longer a regular file; nothing written to it` } }])
+      }
+      expect(existsSync(join(dir, 'h'))).toBe(false)
+    })
   })
 })

@@ -6,12 +6,13 @@
  * asked, with which keys and prompt class, what each attempt may write,
  * and what the report says.
  */
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { applySteps, type ApplierInput, type ApplierLine } from '../../../../src/tools/apply-patch/applier.js'
 import { applyPatch } from '../../../../src/tools/apply-patch/apply-patch.js'
-import { applyPatchTool } from '../../../../src/tools/apply-patch/tool.js'
+import { applyPatchTool, patchToolOutput } from '../../../../src/tools/apply-patch/tool.js'
+import { APPLIER_TIMEOUT_MS } from '../../../../src/tools/apply-patch/run-applier.js'
 import { applyPatchRuntime } from '../../../../src/tools/apply-patch/runtime.js'
 import { parsePatch } from '../../../../src/tools/apply-patch/parser.js'
 import { stepsOf } from '../../../../src/tools/apply-patch/steps.js'
@@ -328,5 +329,36 @@ describe('the apply_patch tool, dispatched from a scripted model', () => {
     })
     const err = await dispatcher.handleResponse(router.buildStep(), [custom('c1', patch('*** Add File: t', '+1'))]).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ToolSetupError)
+  })
+  it('bounds the helper (APPLIER_TIMEOUT_MS, also without a timeout from the caller); a stopped helper is a result saying what it applied', async () => {
+    const router = new ToolRouter([applyPatchTool])
+    // The helper applied its first step, then was stopped at the bound.
+    const { dispatcher, orchestrator, fake } = setupDispatch({}, { onApproval: () => 'approved' }, () => ({ stdout: '{"step":0,"status":"applied"}\n', timedOut: true, exitCode: null, signal: 'SIGKILL' }))
+    const r = await dispatcher.handleResponse(router.buildStep(), [custom('c1', patch('*** Add File: t', '+1', '*** Add File: u', '+2'))])
+    expect(r.outputs[0]?.output).toEqual({
+      kind: 'text',
+      success: false,
+      text: `Patch NOT fully applied; files above the failure were changed.\napplied add t\nnot attempted add u\n(timed_out: the command ran past its timeout (${APPLIER_TIMEOUT_MS} ms) and was stopped)\n`,
+    })
+    // A caller of applyPatch() that gives no timeout gets the same bound.
+    await applyPatch(orchestrator, patch('*** Add File: v', '+3'))
+    expect(fake.runs.map((x) => x.runOptions?.timeout)).toEqual([APPLIER_TIMEOUT_MS, APPLIER_TIMEOUT_MS])
+  })
+
+  it('refuses to run the helper with a node binary inside a write root of the attempt: a sandboxed command could have replaced it (red team F9)', async () => {
+    const node = realpathSync(process.execPath)
+    const router = new ToolRouter([applyPatchTool])
+    const { dispatcher, fake } = setupDispatch({}, { onApproval: () => 'approved', sandbox: { profile: 'workspace-write', cwd: dir('ws'), write: [dirname(node)] } })
+    const err = await dispatcher.handleResponse(router.buildStep(), [custom('c1', patch('*** Add File: t', '+1'))]).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ToolSetupError)
+    expect((err as ToolSetupError).setup).toMatchObject({ code: 'E_LOAD', message: expect.stringContaining(`the node binary that runs the apply_patch helper (${node}) lies inside the write root ${dirname(node)}`) })
+    expect(fake.runs).toEqual([])
+  })
+
+  it('a setup error after an earlier attempt changed files is a result that says what was applied, not a ToolSetupError', () => {
+    const report = { ok: false, files: [{ kind: 'add' as const, path: 'a', status: 'applied' as const }, { kind: 'add' as const, path: '/out/o', status: 'not-attempted' as const }] }
+    const text = 'Patch NOT fully applied; files above the failure were changed.\napplied add a\nnot attempted add /out/o\n(error: …)\n'
+    expect(patchToolOutput({ ok: false, status: 'error', text, report }, { tool: { name: 'apply_patch' } })).toEqual({ kind: 'text', text, success: false })
+    expect(() => patchToolOutput({ ok: false, status: 'error', text, report: { ok: false, files: [{ ...report.files[1]! }] } }, { tool: { name: 'apply_patch' } })).toThrow(ToolSetupError)
   })
 })
