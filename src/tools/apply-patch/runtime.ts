@@ -10,7 +10,7 @@
 import type { AttemptContext, AttemptSandbox, RuntimeAttempt, RuntimeDescription, ToolRuntime } from '../../orchestrator/runtime.js'
 import type { ApplierLine } from './applier.js'
 import { patchKeys, touchesOf } from './keys.js'
-import { denialsOf, runApplier } from './run-applier.js'
+import { APPLIER_TIMEOUT_MS, denialsOf, runApplier } from './run-applier.js'
 import { reportOf, type PatchReport, type PlannedStep } from './steps.js'
 import type { PatchPlan } from './verify.js'
 
@@ -36,7 +36,8 @@ export const applyPatchRuntime: ToolRuntime<PatchRequest, PatchReport> = {
       cwd: plan.cwd,
       summary: `apply_patch: ${plan.changes.length} file${plan.changes.length === 1 ? '' : 's'}`,
       ...(req.additionalWrite.length ? { additionalWrite: req.additionalWrite } : {}),
-      ...(req.timeout ? { timeout: req.timeout } : {}),
+      // The bound runApplier() applies, named so a timed-out report says how long it was.
+      timeout: req.timeout || APPLIER_TIMEOUT_MS,
       approval: {
         promptClass: 'patch',
         keys: (_facts, level) => patchKeys(environment, touchesOf(plan), level),
@@ -47,7 +48,7 @@ export const applyPatchRuntime: ToolRuntime<PatchRequest, PatchReport> = {
   async attempt(req: PatchRequest, handle: AttemptSandbox, ctx: AttemptContext): Promise<RuntimeAttempt<PatchReport>> {
     const done = req.progress.lines.filter((l) => l.status === 'applied')
     const rest = req.steps.slice(done.length).map((s) => s.step)
-    const run = await runApplier(handle.sandbox, rest, { signal: ctx.signal, ...(req.timeout ? { timeout: req.timeout } : {}) })
+    const run = await runApplier(handle.sandbox, rest, { signal: ctx.signal, timeout: req.timeout || APPLIER_TIMEOUT_MS })
     req.progress.lines = [...done, ...run.lines.map((l) => ({ ...l, step: l.step + done.length }))]
     return { output: reportOf(req.plan, req.steps, req.progress.lines), result: run.result, denials: denialsOf(run.lines, rest, run.result) }
   },
