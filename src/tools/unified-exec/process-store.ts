@@ -5,11 +5,13 @@
  * most recently used (what the model is working with right now). A pruned
  * live session is terminated: its process group is killed, as on timeout.
  *
- * The bound counts calls still starting too: exec_command reserves a place
- * before its command starts (reserve()), and a reservation counts as a
- * session until it becomes one or is released. Past the bound, with no
- * session left to prune, a new call is refused: one model response with
- * 200 parallel calls starts 64 sandboxes, not 200.
+ * Calls still starting have a bound of their own: exec_command reserves a
+ * place before its command is decided (reserve()), and with MAX_SESSIONS
+ * calls starting the next one is refused — one model response with 200
+ * parallel calls starts 64 sandboxes, not 200. A reservation prunes
+ * nothing: only a command still running after its window, stored with
+ * add(), makes room, so a quick command or a denied call never ends a live
+ * session (at most 2 × MAX_SESSIONS sandboxes exist for a moment).
  *
  * Ids are small integers, never reused within a store: a stale id from the
  * model finds nothing rather than another command.
@@ -36,11 +38,9 @@ export interface StoreLimits {
   protectedRecent: number
 }
 
-/** A place kept for a session being started: add() makes it the session, release() gives it back; once either. */
+/** A place kept for a session being started: add() stores the session (pruning one when the store is full), release() gives the place back; once either. */
 export interface Reservation<P extends StoredProcess> {
-  /** The session ended to make room for this one, if any. */
-  readonly pruned: StoreEntry<P> | undefined
-  add(process: P): StoreEntry<P>
+  add(process: P): { entry: StoreEntry<P>; pruned: StoreEntry<P> | undefined }
   release(): void
 }
 
@@ -59,25 +59,20 @@ export class ProcessStore<P extends StoredProcess> {
     return this.entries.size
   }
 
-  /** Sessions held plus places reserved: what the bound counts. */
-  get occupied(): number {
-    return this.entries.size + this.reserved
+  /** Places reserved by calls still starting. */
+  get starting(): number {
+    return this.reserved
   }
 
   /** Add a session, pruning one first when the store is full; returns the new entry and what was pruned. */
   add(process: P): { entry: StoreEntry<P>; pruned: StoreEntry<P> | undefined } {
-    const pruned = this.occupied >= this.limits.max ? this.prune() : undefined
+    const pruned = this.entries.size >= this.limits.max ? this.prune() : undefined
     return { entry: this.insert(process), pruned }
   }
 
-  /**
-   * Keep a place for a session about to start, pruning one session when the
-   * store is full; undefined when nothing can be pruned (the bound is taken
-   * by calls still starting and the protected recent sessions).
-   */
+  /** Keep a place for a command about to be decided and started; undefined when `max` calls are starting already. */
   reserve(): Reservation<P> | undefined {
-    const pruned = this.occupied >= this.limits.max ? this.prune() : undefined
-    if (this.occupied >= this.limits.max) return undefined
+    if (this.reserved >= this.limits.max) return undefined
     this.reserved++
     let open = true
     const close = () => {
@@ -86,8 +81,7 @@ export class ProcessStore<P extends StoredProcess> {
       this.reserved--
     }
     return {
-      pruned,
-      add: (process) => (close(), this.insert(process)),
+      add: (process) => (close(), this.add(process)),
       release: () => void (open && close()),
     }
   }

@@ -126,8 +126,7 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
     // The bound counts calls still starting, not only stored sessions: one response's
     // parallel calls cannot start more sandboxes at once than the store holds.
     const place = store.reserve()
-    if (!place) return failure(`too many sessions: ${MAX_SESSIONS} commands of this agent are starting or running; wait for one to end (write_stdin polls a session) and call again`)
-    if (place.pruned) notes.push(`session ${place.pruned.id} was the least recently used and was ended to make room (at most ${MAX_SESSIONS} sessions)`)
+    if (!place) return failure(`too many commands starting: ${MAX_SESSIONS} commands of this agent are being decided or started; wait for one of these calls to return and call again`)
     try {
       return await startSession(p, timeoutMs, notes, input, place, ctx)
     } finally {
@@ -157,7 +156,6 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
       throw new ToolSetupError(ctx.tool.name, err)
     }
     const session = outcome.output?.session
-    // A session pruned to make room for this call is said even when the call runs nothing.
     if (!session || outcome.status !== 'completed' && outcome.status !== 'timed_out') return failure([`${outcome.status}: ${outcome.reason ?? 'the command did not run'}`, ...notes.map((n) => `Note: ${n}`)].join('\n'))
     if (yieldMs !== (p.yield_time_ms ?? yieldMs)) notes.push(`yield_time_ms clamped to ${yieldMs}`)
     if (outcome.attempts.length > 1) notes.push(`the sandbox denied the first run; this is the approved run with wider permissions`)
@@ -174,7 +172,8 @@ export function createUnifiedExec(options: UnifiedExecOptions = {}): UnifiedExec
       return failure(`${CLOSED}; this command started meanwhile and was stopped (with everything it started)`)
     }
     if (outcome.after) session.after = outcome.after
-    const entry = place.add(session)
+    const { entry, pruned } = place.add(session)
+    if (pruned) notes.push(`session ${pruned.id} was the least recently used and was ended to make room (at most ${MAX_SESSIONS} sessions)`)
     return outputOf(await reportOf(session, Date.now() - started, modelMax(p.max_output_bytes), entry.id, notes))
   }
 

@@ -39,21 +39,22 @@ describe('ProcessStore', () => {
     expect(store.use(all[0]!.id)).toBeUndefined()
   })
 
-  it('a reserved place counts against the bound: it prunes to make room, and with nothing to prune it is refused', () => {
+  it('reserved places have a bound of their own and prune nothing; storing the session prunes when the store is full', () => {
     const store = new ProcessStore<FakeProcess>({ max: 4, protectedRecent: 2 })
-    const all = fill(store, 3)
-    const a = store.reserve()!
-    expect(a.pruned).toBeUndefined()
-    expect(store.occupied).toBe(4)
-    const b = store.reserve()!
-    expect(b.pruned?.id).toBe(all[0]!.id) // full: the least recently used outside the 2 protected
+    const all = fill(store, 4)
+    const places = [store.reserve()!, store.reserve()!, store.reserve()!, store.reserve()!]
+    expect(store.starting).toBe(4)
+    expect(store.reserve()).toBeUndefined() // 4 calls starting: the next is refused
+    expect(all.every((e) => e.p.terminated === 0)).toBe(true) // reserving ended no session
+    places[3]!.release() // a quick command, or a denied one: nothing stored, nothing ended
+    expect(store.size).toBe(4)
+    const { entry, pruned } = places[0]!.add(new FakeProcess('started'))
+    expect(pruned?.id).toBe(all[0]!.id) // full: the least recently used outside the 2 protected
     expect(all[0]!.p.terminated).toBe(1)
-    expect(store.reserve()).toBeUndefined() // 2 reserved + 2 protected: nothing left to end
-    b.release()
-    const entry = a.add(new FakeProcess('started'))
     expect(store.use(entry.id)?.process.name).toBe('started')
-    expect(store.occupied).toBe(3)
-    expect(() => a.add(new FakeProcess('twice'))).toThrow(/used once/)
+    expect(store.starting).toBe(2)
+    expect(() => places[0]!.add(new FakeProcess('twice'))).toThrow(/used once/)
+    expect(store.reserve()).toBeDefined()
   })
 
   it('prefers an exited session over a less recently used live one', () => {

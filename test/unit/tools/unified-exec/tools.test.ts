@@ -182,16 +182,24 @@ describe('exec_command / write_stdin', () => {
     expect((await h.procs[64]!.done).isCanceled).toBe(true)
   })
 
-  it('a session ended to make room is said even when the new call then runs nothing (denied)', async () => {
+  it('with the store full, a quick command or a denied call ends no session; one still running after its window makes room and says so', async () => {
     let deny = false
     const h = harness(() => (deny ? 'denied' : undefined))
     const ids: number[] = []
     for (let i = 0; i < 64; i++) ids.push(idOf(h.text(await h.exec({ cmd: `sleep ${i}`, yield_time_ms: 0 }))))
     deny = true
-    const o = await h.exec({ cmd: 'rm -rf /', yield_time_ms: 0 })
-    expect(o).toMatchObject({ kind: 'text', success: false })
-    expect(h.text(o)).toMatch(new RegExp(`^denied: the user denied it\\nNote: session ${ids[0]} was the least recently used and was ended`))
-    expect(h.ux.store.size).toBe(63)
+    const denied = await h.exec({ cmd: 'rm -rf /', yield_time_ms: 0 })
+    expect(h.text(denied)).toMatch(/^denied: the user denied it$/)
+    deny = false
+    const quick = h.exec({ cmd: 'ls', yield_time_ms: 30_000 })
+    await new Promise((r) => setTimeout(r, 10))
+    h.procs[64]!.end(0)
+    expect(h.text(await quick)).not.toMatch(/ended to make room/)
+    expect(h.ux.store.size).toBe(64)
+    expect(h.text(await h.write({ session_id: ids[0]!, chars: '' }))).not.toMatch(/no session/)
+    const kept = h.text(await h.exec({ cmd: 'server', yield_time_ms: 0 }))
+    expect(kept).toMatch(new RegExp(`Note: session ${ids[1]} was the least recently used and was ended to make room`))
+    expect(h.ux.store.size).toBe(64)
     h.ux.close()
   })
 
@@ -235,7 +243,7 @@ describe('exec_command / write_stdin', () => {
     const calls = Array.from({ length: 65 }, (_, i) => h.exec({ cmd: `sleep ${i}`, yield_time_ms: 30_000 }))
     const first = await Promise.race(calls)
     expect(first).toMatchObject({ kind: 'text', success: false })
-    expect(h.text(first)).toMatch(/too many sessions: 64 commands of this agent are starting or running/)
+    expect(h.text(first)).toMatch(/too many commands starting: 64 commands of this agent are being decided or started/)
     expect(h.procs).toHaveLength(64)
     for (const p of h.procs) p.end(0)
     const done = await Promise.all(calls)
