@@ -19,7 +19,7 @@
  * MAX_PATCH_READ_LINES in all (Reads).
  */
 import { constants, type BigIntStats } from 'node:fs'
-import { lstat, open, type FileHandle } from 'node:fs/promises'
+import { lstat, open, readlink, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
 import { sha256 } from '../../orchestrator/approval/command-key.js'
 import { canonicalPath } from '../../orchestrator/denial/path-rules.js'
@@ -27,7 +27,7 @@ import { PatchVerifyError } from './errors.js'
 import { applyHunks } from './hunks.js'
 import { diffHunk, textLines, unifiedDiff, type DiffHunk } from './diff.js'
 import { Budget, type MatchLevel } from './match.js'
-import { UNSHOWABLE_IN_PATH, type FileOp, type Patch } from './parser.js'
+import type { FileOp, Patch } from './parser.js'
 import { quote } from '../../orchestrator/text.js'
 
 export interface FileChange {
@@ -99,13 +99,22 @@ function locate(path: string, line: number, cwd: string, options: VerifyOptions)
 }
 
 /**
+ * What can rewrite the line an approver reads: controls (ESC, CR, newline,
+ * C1), the line and paragraph separators, and the bidi marks, embeddings,
+ * overrides and isolates. Narrower than the parser's UNSHOWABLE_IN_PATH:
+ * a resolved path holds the workspace's own name too, and zero-width
+ * joiners and soft hyphens are ordinary there (emoji, Persian words).
+ */
+const REWRITES_LINE = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u
+
+/**
  * The approver is shown where a path resolves. The parser refuses control
  * and bidi characters in the patch's own paths, but a symlink a sandboxed
  * command made (`docs -> "x\e[2K\rREADME.md (unchanged)"`) would bring them
  * back through its target's name and rewrite the approver's line.
  */
 function mustBeShowable(at: At): void {
-  if (UNSHOWABLE_IN_PATH.test(at.resolved)) throw new PatchVerifyError('unshowable', at, `resolves to ${quote(at.resolved)}, a path with a control, invisible or bidirectional-format character: the approver could not read where it is written`)
+  if (REWRITES_LINE.test(at.resolved)) throw new PatchVerifyError('unshowable', at, `resolves to ${quote(at.resolved)}, a path with a control or bidirectional-format character: the approver could not read where it is written`)
 }
 
 function mustBeReadable(at: At, options: VerifyOptions): void {
@@ -285,6 +294,12 @@ async function inDir<T>(at: At, path: string, use: (entry: string) => Promise<T>
 /** The directory, opened one name at a time from `/`, each inside the one before: what fails is the canonical path's own entry, never a link's target. */
 async function openDir(at: At, dir: string): Promise<FileHandle> {
   let fh = await open('/', O_PATH | O_DIRECTORY)
+  // Without /proc (a container or chroot that has none) every name below would answer ENOENT,
+  // which reads as "absent": an existing file would pass as missing and an Add over it as new.
+  if (!(await holdsRoot(fh))) {
+    await fh.close()
+    throw new PatchVerifyError('unreadable', at, 'cannot be checked: /proc is not mounted (or not usable) in this process, and the check reaches each directory through /proc/self/fd')
+  }
   for (const name of dir.split('/').filter((n) => n !== '')) {
     const parent = fh
     try {
@@ -304,6 +319,15 @@ async function openChild(at: At, parent: FileHandle, name: string): Promise<File
   } catch (e) {
     if (codeOf(e) === 'ENOTDIR' && (await lstat(entry)).isSymbolicLink()) throw changed(at)
     throw e
+  }
+}
+
+/** /proc/self/fd names `fh`, a descriptor of `/`, as `/`. */
+async function holdsRoot(fh: FileHandle): Promise<boolean> {
+  try {
+    return (await readlink(`/proc/self/fd/${fh.fd}`)) === '/'
+  } catch {
+    return false
   }
 }
 

@@ -1,11 +1,14 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { linkSync, mkdirSync, readFileSync, renameSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { PatchVerifyError } from '../../../../src/tools/apply-patch/errors.js'
 import { parsePatch } from '../../../../src/tools/apply-patch/parser.js'
 import { MAX_FILE_BYTES, MAX_PATCH_READ_BYTES, MAX_PATCH_READ_LINES, verifyPatch, type PatchPlan } from '../../../../src/tools/apply-patch/verify.js'
 import { removeTempDirs, tempDir } from '../../../helpers/temp.js'
+import { repoRoot } from '../../../helpers/paths.js'
+import { itWhere, unless } from '../../../helpers/requirements.js'
 
 afterAll(removeTempDirs)
 
@@ -230,6 +233,40 @@ describe('verifyPatch', () => {
       expect((e as Error).message).not.toMatch(/[\u001b\r\n\u202e]/)
     }
   })
+
+  it('a bidi override alone in where a path lands is refused; a workspace named with a zero-width joiner or a soft hyphen is patched as any other', async () => {
+    const dir = workspace({ 'a.txt': 'a\n' })
+    mkdirSync(join(dir, 'evil\u202etxt.sh'))
+    symlinkSync(join(dir, 'evil\u202etxt.sh'), join(dir, 'docs'))
+    await expect(verifyPatch(patch('*** Add File: docs/x', '+x'), { cwd: dir })).rejects.toMatchObject({ kind: 'unshowable' })
+    for (const name of ['\u{1F468}\u200d\u{1F4BB}dev', 'co\u00adop']) {
+      const ws = join(dir, name)
+      mkdirSync(ws)
+      writeFileSync(join(ws, 'f'), '1\n')
+      const plan = await verifyPatch(patch('*** Update File: f', '@@', '-1', '+2'), { cwd: ws })
+      expect(plan.changes[0]?.resolved).toBe(join(ws, 'f'))
+    }
+  })
+
+  // A process of its own in a mount namespace without /proc (root: unshare -m, then umount).
+  itWhere(
+    unless(process.platform === 'linux' && process.getuid?.() === 0, 'hiding /proc from one process needs root (unshare -m, umount): run the tests as root'),
+    'without /proc an existing file is never taken for a missing one: Update and Add are refused as uncheckable',
+    () => {
+      const dir = workspace({ f: 'hello\n' })
+      const verify = pathToFileURL(join(repoRoot, 'dist/tools/apply-patch/verify.js')).href
+      const parser = pathToFileURL(join(repoRoot, 'dist/tools/apply-patch/parser.js')).href
+      const script = `
+        const { verifyPatch } = await import(${JSON.stringify(verify)}); const { parsePatch } = await import(${JSON.stringify(parser)})
+        for (const body of ['*** Update File: f\\n@@\\n-hello\\n+bye', '*** Add File: f\\n+new'])
+          console.log(await verifyPatch(parsePatch('*** Begin Patch\\n' + body + '\\n*** End Patch\\n'), { cwd: ${JSON.stringify(dir)} }).then(() => 'planned', (e) => e.kind + ': ' + e.message))`
+      const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c', 'umount -l /proc && exec "$0" --input-type=module -e "$1"', process.execPath, script], { encoding: 'utf8' })
+      expect(r.stderr).toBe('')
+      const lines = r.stdout.trim().split('\n')
+      expect(lines).toHaveLength(2)
+      for (const l of lines) expect(l).toMatch(/^unreadable: .*\/proc is not mounted/)
+    },
+  )
 
   it('refuses two names of one file (hard links): a patch reads each file once', async () => {
     const dir = workspace({ h1: 'x\n' })
