@@ -95,7 +95,21 @@ function locate(path: string, line: number, cwd: string, options: VerifyOptions)
   const at = { ...written, resolved: canonicalPath(written.resolved) }
   mustBeReadable(at, options)
   mustBeShowable(at)
+  mustBeOrdinary(at)
   return at
+}
+
+/** Kernel filesystems: no file a patch edits, and what this process reads there is its own (/proc/self/environ: the caller's secrets). */
+const KERNEL_FILESYSTEMS = ['/proc', '/sys', '/dev']
+
+/**
+ * This process is the caller, unconfined: `/proc/self/environ` canonicalises
+ * to its own, which a sandboxed command cannot read, but no profile denies
+ * by name — a delete's diff would show the caller's environment.
+ */
+function mustBeOrdinary(at: At): void {
+  const fs = KERNEL_FILESYSTEMS.find((d) => at.resolved === d || at.resolved.startsWith(`${d}/`))
+  if (fs) throw new PatchVerifyError('unreadable', at, `lies in the kernel filesystem ${fs}: a patch edits files, and what this process would read there is its own`)
 }
 
 /**

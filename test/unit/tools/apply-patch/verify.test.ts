@@ -268,6 +268,13 @@ describe('verifyPatch', () => {
     },
   )
 
+  it('refuses paths in /proc, /sys and /dev: /proc/self/environ would be the caller\'s own environment', async () => {
+    const dir = workspace({ 'a.txt': 'a\n' })
+    for (const p of ['/proc/self/environ', '/sys/kernel/hostname', '/dev/null']) {
+      await expect(verifyPatch(patch(`*** Delete File: ${p}`), { cwd: dir })).rejects.toMatchObject({ kind: 'unreadable', message: expect.stringContaining('kernel filesystem') })
+    }
+  })
+
   it('refuses two names of one file (hard links): a patch reads each file once', async () => {
     const dir = workspace({ h1: 'x\n' })
     linkSync(join(dir, 'h1'), join(dir, 'h2'))
