@@ -4,7 +4,7 @@
  * sandbox modes, like the sandbox's own (test/helpers/escape.ts).
  */
 import { spawn } from 'node:child_process'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ApprovalDecision, ApprovalRequest, ExecOutcome } from '../../../../src/orchestrator/index.js'
 import type { Identity } from '../../../helpers/identity.js'
@@ -24,7 +24,15 @@ export interface OrchReply {
 }
 
 export function runOrchestrator(identity: Identity, home: string, job: OrchJob, timeoutMs = 60_000): Promise<OrchReply> {
-  const [file, ...args] = identity.wrap([process.execPath, driver])
+  return runDriver<OrchReply>(identity, home, driver, job, { timeoutMs })
+}
+
+/**
+ * Run a JSON driver (`script`: one job on stdin, one JSON line out) as the
+ * identity, with `node` (default: this one), and parse its last line.
+ */
+export function runDriver<Reply>(identity: Identity, home: string, script: string, job: unknown, { timeoutMs = 60_000, node = process.execPath } = {}): Promise<Reply> {
+  const [file, ...args] = identity.wrap([node, script])
   // The identity's TMPDIR and XDG_RUNTIME_DIR: its temp files stay in the run's own root.
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C', ...identity.env }
   const child = spawn(file!, args, { env, stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs })
@@ -38,9 +46,9 @@ export function runOrchestrator(identity: Identity, home: string, job: OrchJob, 
     child.on('close', (code, signal) => {
       const line = out.trim().split('\n').pop() ?? ''
       try {
-        resolve(JSON.parse(line) as OrchReply)
+        resolve(JSON.parse(line) as Reply)
       } catch {
-        reject(new Error(`orchestrator driver (${identity.name}) exited ${code ?? signal} without a reply; stdout: ${out}; stderr: ${err}`))
+        reject(new Error(`${basename(script)} (${identity.name}) exited ${code ?? signal} without a reply; stdout: ${out}; stderr: ${err}`))
       }
     })
   })

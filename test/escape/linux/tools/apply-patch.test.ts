@@ -10,7 +10,7 @@
  * unconfined Node process — the same write made by the same identity
  * without the sandbox succeeds (the baseline).
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { chownSync, copyFileSync, existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { describeEscape } from '../../../helpers/escape.js'
 import type { Identity } from '../../../helpers/identity.js'
 import { makeTree, type Tree } from '../../../helpers/tree.js'
-import { runOrchestrator, type OrchReply } from '../orchestrator/orch-run.js'
+import { runDriver, runOrchestrator, type OrchReply } from '../orchestrator/orch-run.js'
 
 const patch = (...lines: string[]) => `*** Begin Patch\n${lines.join('\n')}\n*** End Patch\n`
 
@@ -34,32 +34,15 @@ interface RaceReply extends OrchReply {
   execPath: string
 }
 
-const raceDriver = join(dirname(fileURLToPath(import.meta.url)), 'patch-driver.mjs')
+const raceDriver = join(dirname(fileURLToPath(import.meta.url)), '../orchestrator/orch-driver.mjs')
 
 /**
- * patch-driver.mjs as the identity, run by `node`: the job's `swap` (an
+ * orch-driver.mjs (with a `swap`) as the identity, run by `node`: the job's `swap` (an
  * argv) runs confined in the workspace while the first approval is
  * pending — deterministic, as a sandboxed session could do it meanwhile.
  */
 function runRace(identity: Identity, home: string, job: Record<string, unknown>, node = process.execPath): Promise<RaceReply> {
-  const [file, ...args] = identity.wrap([node, raceDriver])
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C', ...identity.env }
-  const child = spawn(file!, args, { env, stdio: ['pipe', 'pipe', 'pipe'], timeout: 60_000 })
-  let out = ''
-  let err = ''
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()))
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()))
-  child.stdin.end(JSON.stringify(job))
-  return new Promise((resolve, reject) => {
-    child.on('error', reject)
-    child.on('close', (code, signal) => {
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop() ?? '') as RaceReply)
-      } catch {
-        reject(new Error(`patch driver (${identity.name}) exited ${code ?? signal} without a reply; stdout: ${out}; stderr: ${err}`))
-      }
-    })
-  })
+  return runDriver<RaceReply>(identity, home, raceDriver, job, { node })
 }
 
 function patchOutput(r: OrchReply, i = 0): PatchOutput {
