@@ -11,7 +11,7 @@ import { createSandbox } from '../sandbox/sandbox.js'
 import { parseHostPattern } from '../network/host-pattern.js'
 import { loadProfile } from '../profile/profiles.js'
 import { hardenProcess } from '../harden.js'
-import type { SandboxOptions } from '../sandbox/options.js'
+import { MAX_TIMEOUT_MS, type SandboxOptions } from '../sandbox/options.js'
 import type { SandboxResult } from '../sandbox/result.js'
 import type { Enforcement } from '../platform/enforcement.js'
 import { one, parseArgs, UsageError, type Parsed } from './args.js'
@@ -19,9 +19,6 @@ import { EXIT, RUN } from './flags.js'
 import { printHelp } from './help.js'
 import type { Io } from './io.js'
 import { reportError, reportUsage } from './report.js'
-
-/** The longest timer Node keeps (a longer one fires after 1 ms). */
-const MAX_TIMEOUT = 2 ** 31 - 1
 
 /**
  * The run's network from `--network` and the host flags. `--allow-host` /
@@ -81,8 +78,8 @@ export interface RunArgs {
 export function runArgs(p: Parsed): RunArgs {
   if (p.error !== undefined) throw new UsageError(p.error)
   const timeout = one(p, '--timeout')
-  if (timeout !== undefined && !(/^[1-9]\d*$/.test(timeout) && Number(timeout) <= MAX_TIMEOUT)) {
-    throw new UsageError(`--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT} (got '${timeout}')`)
+  if (timeout !== undefined && !(/^[1-9]\d*$/.test(timeout) && Number(timeout) <= MAX_TIMEOUT_MS)) {
+    throw new UsageError(`--timeout must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (got '${timeout}')`)
   }
   return { options: sandboxOptions(p), command: p.command, json: p.switches.has('--json'), ...(timeout ? { timeout: Number(timeout) } : {}) }
 }

@@ -8,10 +8,10 @@ import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { approvalModeSchema, promptClassSchema } from './approval/approval-mode.js'
 import type { OutputListener } from './output.js'
-import { MAX_TIMEOUT_MS } from '../sandbox/options.js'
+import { MAX_TIMEOUT_MS, TIMEOUT_TOO_LONG } from '../sandbox/options.js'
 
 /** A timer's length (ms): past MAX_TIMEOUT_MS Node's setTimeout fires after 1 ms, so a longer one is refused. */
-const timerMs = z.number().int().positive().max(MAX_TIMEOUT_MS, `at most ${MAX_TIMEOUT_MS} ms (about 24.8 days): a longer timer fires at once`)
+const timerMs = z.number().int().positive().max(MAX_TIMEOUT_MS, TIMEOUT_TOO_LONG)
 const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'expected a function')
 const hookCommand = z
   .object({

@@ -58,7 +58,9 @@ const positiveInt = z.optional(z.int().check(z.positive()))
  * once instead of never.
  */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1
-const timeoutMs = z.optional(z.int().check(z.positive(), z.maximum(MAX_TIMEOUT_MS, `at most ${MAX_TIMEOUT_MS} ms (about 24.8 days): a longer timer fires at once`)))
+/** The message for a timeout past MAX_TIMEOUT_MS (the orchestrator's timers say the same). */
+export const TIMEOUT_TOO_LONG = `at most ${MAX_TIMEOUT_MS} ms (about 24.8 days): a longer timer fires at once`
+const timeoutMs = z.optional(z.int().check(z.positive(), z.maximum(MAX_TIMEOUT_MS, TIMEOUT_TOO_LONG)))
 /** struct winsize carries unsigned shorts. */
 const terminalDim = z.int().check(z.minimum(1), z.maximum(0xffff))
 const output = z._default(z.enum(['pipe', 'inherit', 'ignore']), 'pipe')
